@@ -1,0 +1,1 @@
+"""The approvals domain: directory, processes, requests, chains, calendar, balances, store."""

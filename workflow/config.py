@@ -1,0 +1,382 @@
+"""The organisation file: people, processes and leave types, validated by pydantic.
+
+Loaded from one TOML file (APPROVALS_CONFIG, default: the demo organisation shipped in
+`workflow/data/demo_org.toml`). Errors name the key and the line it is on.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from datetime import date
+from enum import StrEnum
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from workflow import calendar
+from workflow.clock import zone
+from workflow.errors import ConfigError
+
+Locale = Literal["en", "zh"]
+_ID = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
+# Any date: building a country's holiday table once proves the country code is known.
+_PROBE_DAY = date(2026, 1, 5)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Person(_Strict):
+    """One person in the directory."""
+
+    id: str = Field(pattern=_ID)
+    name: str = Field(min_length=1, max_length=100)
+    aliases: tuple[str, ...] = ()
+    email: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+    title: str = ""
+    manager: str | None = None
+    team: str | None = None
+    roles: tuple[str, ...] = ()
+    timezone: str
+    country: str = Field(min_length=2, max_length=3)
+    subdivision: str | None = None
+    locale: Locale = "en"
+    slack_user_id: str | None = None
+    feishu_open_id: str | None = None
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, v: str) -> str:
+        zone(v)
+        return v
+
+    @field_validator("country")
+    @classmethod
+    def _known_country(cls, v: str) -> str:
+        v = v.upper()
+        try:
+            calendar.is_working_day(_PROBE_DAY, v)
+        except calendar.CalendarError as e:
+            raise ValueError(str(e)) from e
+        return v
+
+
+class FieldType(StrEnum):
+    """The kinds of field a process form can hold."""
+
+    TEXT = "text"
+    DATE = "date"
+    NUMBER = "number"
+    MONEY = "money"
+    CHOICE = "choice"
+    LEAVE_TYPE = "leave_type"
+    BOOL = "bool"
+
+
+class FieldDef(_Strict):
+    """One field of a process form."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
+    type: FieldType
+    label: str
+    label_zh: str
+    required: bool = True
+    choices: tuple[str, ...] = ()
+    min: float | None = None
+    max: float | None = None
+    max_length: int = 500
+
+    @model_validator(mode="after")
+    def _choices_for_choice(self) -> FieldDef:
+        if self.type is FieldType.CHOICE and not self.choices:
+            raise ValueError(f"field {self.name!r} of type choice needs `choices`")
+        return self
+
+
+class Op(StrEnum):
+    """Comparison operators of a condition."""
+
+    EQ = "eq"
+    NE = "ne"
+    GT = "gt"
+    GE = "ge"
+    LT = "lt"
+    LE = "le"
+    IN = "in"
+    NOT_IN = "not_in"
+
+
+class Condition(_Strict):
+    """`field op value`, evaluated on a request's fields and derived values; data, never eval."""
+
+    field: str
+    op: Op
+    value: Any
+
+
+class ApproverKind(StrEnum):
+    """Who approves a step."""
+
+    MANAGER = "manager"
+    MANAGER_OF_MANAGER = "manager_of_manager"
+    ROLE = "role"
+    PERSON = "person"
+
+
+class StepDef(_Strict):
+    """One step of an approval chain."""
+
+    name: str
+    name_zh: str
+    approver: str = Field(description="manager | manager_of_manager | role:<role> | person:<id>")
+    when: tuple[Condition, ...] = ()
+    auto_approve_when: tuple[Condition, ...] = ()
+    sla_hours: float = 48
+    remind_after_hours: float = 24
+
+    @field_validator("approver")
+    @classmethod
+    def _approver_form(cls, v: str) -> str:
+        kind, _, arg = v.partition(":")
+        if kind not in ApproverKind.__members__.values():
+            raise ValueError(
+                "approver must be manager, manager_of_manager, role:<role> or person:<id>"
+            )
+        if kind in (ApproverKind.ROLE, ApproverKind.PERSON) and not arg:
+            raise ValueError(f"approver {v!r} needs a name after the colon")
+        return v
+
+    @property
+    def approver_kind(self) -> ApproverKind:
+        return ApproverKind(self.approver.partition(":")[0])
+
+    @property
+    def approver_arg(self) -> str:
+        return self.approver.partition(":")[2]
+
+
+# Values computed by the engine that conditions may use besides the form's fields.
+DERIVED_FIELDS = frozenset({"working_days", "calendar_days"})
+
+
+class ProcessDef(_Strict):
+    """A kind of request (leave, expense, business trip) with its form and approval chain."""
+
+    key: str = Field(pattern=_ID)
+    kind: Literal["leave", "generic"] = "generic"
+    name: str
+    name_zh: str
+    fields: tuple[FieldDef, ...]
+    steps: tuple[StepDef, ...] = Field(min_length=1)
+    reminder_min_interval_hours: float = 4
+
+    @model_validator(mode="after")
+    def _check(self) -> ProcessDef:
+        names = [f.name for f in self.fields]
+        if len(set(names)) != len(names):
+            raise ValueError(f"process {self.key!r} has duplicate field names")
+        known = set(names) | DERIVED_FIELDS
+        for step in self.steps:
+            for cond in (*step.when, *step.auto_approve_when):
+                if cond.field not in known:
+                    raise ValueError(
+                        f"step {step.name!r} has a condition on unknown field {cond.field!r}"
+                        f" (fields: {', '.join(sorted(known))})"
+                    )
+        if self.kind == "leave":
+            required = {"leave_type", "start", "end"}
+            if missing := required - set(names):
+                raise ValueError(f"a leave process needs the fields {sorted(missing)}")
+        return self
+
+    def field(self, name: str) -> FieldDef | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+    def display_name(self, locale: str) -> str:
+        return self.name_zh if locale == "zh" else self.name
+
+
+class LeaveType(_Strict):
+    """A type of leave with its yearly allowance (None: no allowance, e.g. unpaid)."""
+
+    key: str = Field(pattern=_ID)
+    name: str
+    name_zh: str
+    allowance_days: float | None = Field(default=None, ge=0)
+    allowance_by_country: dict[str, float] = Field(default_factory=dict)
+    reason_required: bool = False
+
+    def allowance_for(self, country: str) -> float | None:
+        if self.allowance_days is None:
+            return None
+        return self.allowance_by_country.get(country, self.allowance_days)
+
+    def display_name(self, locale: str) -> str:
+        return self.name_zh if locale == "zh" else self.name
+
+
+class Policy(_Strict):
+    """Organisation-wide limits."""
+
+    max_days_ahead: int = 365
+    max_days_back: int = 30
+    pending_action_ttl_hours: float = 24
+    draft_ttl_days: int = 7
+
+
+class Organisation(_Strict):
+    """Name and identity of the organisation (its id is the Redis hash tag)."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$")
+    name: str
+
+
+class OrgConfig(_Strict):
+    """The whole organisation file."""
+
+    organisation: Organisation
+    policy: Policy = Policy()
+    people: tuple[Person, ...] = Field(min_length=1)
+    leave_types: tuple[LeaveType, ...] = Field(min_length=1)
+    processes: tuple[ProcessDef, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> OrgConfig:
+        ids = [p.id for p in self.people]
+        if dupes := {i for i in ids if ids.count(i) > 1}:
+            raise ValueError(f"duplicate person ids: {sorted(dupes)}")
+        known = set(ids)
+        roles = {r for p in self.people for r in p.roles}
+        for p in self.people:
+            if p.manager is not None and p.manager not in known:
+                raise ValueError(f"person {p.id!r} has manager {p.manager!r}, who is not in people")
+            if p.manager == p.id:
+                raise ValueError(f"person {p.id!r} is their own manager")
+        for p in self.people:  # a manager loop would make escalation go round forever
+            seen, cur = {p.id}, p.manager
+            by_id = {q.id: q for q in self.people}
+            while cur is not None:
+                if cur in seen:
+                    raise ValueError(f"the managers of {p.id!r} form a loop through {cur!r}")
+                seen.add(cur)
+                cur = by_id[cur].manager
+        for field_name in ("slack_user_id", "feishu_open_id", "email"):
+            values = [getattr(p, field_name) for p in self.people if getattr(p, field_name)]
+            if dupes := {v for v in values if values.count(v) > 1}:
+                raise ValueError(f"{field_name} used by more than one person: {sorted(dupes)}")
+        leave_keys = {t.key for t in self.leave_types}
+        for proc in self.processes:
+            for step in proc.steps:
+                kind, arg = step.approver_kind, step.approver_arg
+                if kind is ApproverKind.ROLE and arg not in roles:
+                    raise ValueError(
+                        f"process {proc.key!r} step {step.name!r}: nobody has the role {arg!r}"
+                    )
+                if kind is ApproverKind.PERSON and arg not in known:
+                    raise ValueError(f"process {proc.key!r} step {step.name!r}: no person {arg!r}")
+            for f in proc.fields:
+                if f.type is FieldType.LEAVE_TYPE and f.choices and set(f.choices) - leave_keys:
+                    raise ValueError(f"process {proc.key!r}: unknown leave types in choices")
+        keys = [p.key for p in self.processes]
+        if len(set(keys)) != len(keys):
+            raise ValueError("duplicate process keys")
+        return self
+
+    @cached_property
+    def processes_by_key(self) -> dict[str, ProcessDef]:
+        return {p.key: p for p in self.processes}
+
+    @cached_property
+    def leave_types_by_key(self) -> dict[str, LeaveType]:
+        return {t.key: t for t in self.leave_types}
+
+
+DEMO_CONFIG = "demo_org.toml"
+
+
+def load_config(path: str | Path | None = None) -> OrgConfig:
+    """Read and validate the organisation file; None means the shipped demo organisation."""
+    if path is None:
+        text = resources.files("workflow.data").joinpath(DEMO_CONFIG).read_text("utf-8")
+        source = f"(built-in) {DEMO_CONFIG}"
+    else:
+        try:
+            text = Path(path).read_text("utf-8")
+        except OSError as e:
+            raise ConfigError(f"Cannot read APPROVALS_CONFIG={str(path)!r}: {e.strerror}.") from e
+        source = str(path)
+    return parse_config(text, source)
+
+
+def parse_config(text: str, source: str = "<config>") -> OrgConfig:
+    """Validate TOML text; a ConfigError names the file, the key and its line."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{source}: not valid TOML: {e}") from e
+    try:
+        return OrgConfig.model_validate(data)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors()[:5]:
+            loc = err["loc"]
+            where = _dotted(loc)
+            line = _line_of(text, data, loc)
+            at = f" (line {line})" if line else ""
+            lines.append(f"{where}{at}: {err['msg']}")
+        more = f" (+{e.error_count() - 5} more)" if e.error_count() > 5 else ""
+        raise ConfigError(f"{source}: " + "; ".join(lines) + more) from e
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _line_of(text: str, data: dict[str, Any], loc: tuple[Any, ...]) -> int | None:
+    """Best-effort line number of `loc` in the TOML text (tomllib keeps no positions)."""
+    lines = text.splitlines()
+    start, end = 0, len(lines)
+    path: list[str] = []
+    i = 0
+    while i < len(loc):
+        part = loc[i]
+        nxt = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(part, str) and isinstance(nxt, int):
+            path.append(part)
+            header = re.compile(r"^\s*\[\[\s*" + re.escape(".".join(path)) + r"\s*\]\]")
+            hits = [n for n in range(start, end) if header.match(lines[n])]
+            if nxt >= len(hits):
+                return None
+            start = hits[nxt]
+            # the block ends at the next header of the same array or of a shallower table
+            shallower = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.]+)")
+            for n in range(start + 1, end):
+                m = shallower.match(lines[n])
+                if m and not m.group(1).startswith(".".join(path) + "."):
+                    end = n
+                    break
+            i += 2
+            continue
+        if isinstance(part, str):
+            key = re.compile(r"^\s*" + re.escape(part) + r"\s*=")
+            for n in range(start, end):
+                if key.match(lines[n]):
+                    return n + 1
+            table = re.compile(r"^\s*\[\s*" + re.escape(".".join([*path, part])) + r"\s*\]")
+            for n in range(start, end):
+                if table.match(lines[n]):
+                    start = n
+                    path.append(part)
+                    break
+            else:
+                return start + 1 if start else None
+        i += 1
+    return start + 1

@@ -1,0 +1,653 @@
+"""The approvals engine: prepare actions, confirm them once, and run every transition atomically.
+
+Each transition reads what it needs in one round trip, decides in Python, and writes with one
+guarded Lua call (see store.py). When a guard fails, another writer won the race: the
+transition re-reads and either finds its work already done (and returns that) or recomputes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, timedelta
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+import structlog
+
+from workflow import leave
+from workflow.chain import resolve_chain
+from workflow.clock import Clock
+from workflow.config import OrgConfig
+from workflow.errors import (
+    ConcurrentUpdate,
+    InvalidState,
+    NotAllowed,
+    NotFound,
+    TooSoon,
+    ValidationFailed,
+)
+from workflow.fields import validate_fields
+from workflow.leave import Balance
+from workflow.models import (
+    Decision,
+    Delegation,
+    EventType,
+    HistoryEntry,
+    PendingAction,
+    PendingKind,
+    PendingStatus,
+    Request,
+    RequestStatus,
+    StepStatus,
+)
+from workflow.queries import Queries
+from workflow.routing import may_decide
+from workflow.store import Conflict, Tx, hmget_record, versioned
+from workflow.transitions import Change, advance, close_open_steps, move_leave
+
+log = structlog.get_logger("workflow")
+T = TypeVar("T")
+_ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O or 1/I: ids are read aloud
+
+
+def new_id(prefix: str, length: int) -> str:
+    return prefix + "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+
+
+def digest_of(
+    kind: PendingKind, schema_version: int, request_id: str, payload: Mapping[str, Any]
+) -> str:
+    """The fingerprint of a pending action's exact contents."""
+    body = json.dumps(
+        [kind.value, schema_version, request_id, payload], sort_keys=True, default=str
+    )
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A prepared action: what the confirm card shows and the id its buttons carry."""
+
+    pending: PendingAction
+    request: Request
+    balance_after: Balance | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of confirming a pending action; `repeated` when it had already run."""
+
+    kind: PendingKind
+    request: Request
+    pending_id: str
+    repeated: bool = False
+
+
+class Engine(Queries):
+    """Every state change of the approvals workflow, authorized and atomic."""
+
+    def __init__(
+        self, config: OrgConfig, redis: aioredis.Redis, clock: Clock, *, max_attempts: int = 25
+    ) -> None:
+        super().__init__(config, redis, clock)
+        self.max_attempts = max_attempts
+
+    async def _retrying(self, what: str, attempt: Callable[[], Awaitable[T]]) -> T:
+        """Run `attempt` until no guard fails; losing a race re-reads, it never double-writes."""
+        for n in range(self.max_attempts):
+            try:
+                return await attempt()
+            except Conflict as c:
+                log.debug("transition_conflict", what=what, key=c.key, attempt=n + 1)
+                await asyncio.sleep(random.uniform(0, 0.002 * (n + 1)))
+        raise ConcurrentUpdate(f"Too many simultaneous changes to this {what}; please try again.")
+
+    def _now(self):
+        return self.clock.now(UTC)
+
+    # --- submit -----------------------------------------------------------------------------
+
+    async def prepare_submit(
+        self,
+        actor: str,
+        process_key: str,
+        fields: Mapping[str, Any],
+        *,
+        replaces: str | None = None,
+    ) -> Proposal:
+        """Validate a new request as if submitting it and store it as a draft awaiting the requester's click.
+
+        `replaces` names the open pending action of an earlier draft that this one corrects;
+        that one is cancelled in the same step (drafts never change once shown).
+        """
+        person = self.person(actor)
+        process = self.process(process_key)
+        clean = validate_fields(process, fields, self.config)
+        derived = leave.derive(clean, person)
+        today = self.today_for(actor)
+        leave_type = None
+        if process.kind == "leave":
+            leave_type = self.config.leave_types_by_key[clean["leave_type"]]
+            leave.check_reason(leave_type, clean)
+            leave.check_dates(clean, derived, today, self.config)
+        steps = resolve_chain(process, person, {**clean, **derived}, self.directory)
+        now = self._now()
+        request = Request(
+            id=new_id("R-", 8),
+            process=process.key,
+            kind=process.kind,
+            requester=actor,
+            status=RequestStatus.DRAFT,
+            fields=clean,
+            derived=derived,
+            steps=steps,
+            created_at=now,
+        )
+        request.history.append(HistoryEntry(at=now, actor=actor, action="drafted"))
+        payload = {"fields": clean, "derived": derived, "approvers": [s.approver for s in steps]}
+        ttl = timedelta(hours=self.config.policy.pending_action_ttl_hours)
+        pending = PendingAction(
+            id=new_id("P-", 16),
+            kind=PendingKind.SUBMIT,
+            actor=actor,
+            request_id=request.id,
+            payload=payload,
+            digest=digest_of(PendingKind.SUBMIT, 1, request.id, payload),
+            created_at=now,
+            expires_at=now + ttl,
+        )
+        reads: list[tuple[str, Any]] = [("hgetall", [self.keys.ledger(actor)])]
+        if replaces:
+            reads.append(hmget_record(self.keys.pending(replaces)))
+        got = await self.store.read(*reads)
+        ledger = got[0]
+        balance_after = None
+        if leave_type is not None:
+            leave.check_overlap(
+                leave.entry_for(request.id, actor, clean, RequestStatus.PENDING), ledger
+            )
+            leave.check_balance(ledger, leave_type, person, derived["days_by_year"])
+            year = request.leave_start().year
+            b = leave.balance(ledger, leave_type, person, year)
+            taken = float(derived["days_by_year"].get(str(year), 0))
+            balance_after = Balance(b.leave_type, year, b.allowance, b.used, b.reserved + taken)
+        tx = Tx()
+        if replaces:
+            old = versioned(PendingAction, got[1])
+            if old is not None and old.actor == actor and old.status is PendingStatus.OPEN:
+                old.status = PendingStatus.CANCELLED
+                old.result = {"replaced_by": pending.id}
+                tx.expect(self.keys.pending(old.id), old.version).put(
+                    self.keys.pending(old.id), old
+                )
+        req_key, pending_key = self.keys.request(request.id), self.keys.pending(pending.id)
+        tx.expect(req_key, 0).put(req_key, request)
+        tx.pexpire(req_key, self.config.policy.draft_ttl_days * 86_400_000)
+        tx.expect(pending_key, 0).put(pending_key, pending)
+        # kept past expiry so a late click is told "expired", not "unknown"
+        tx.pexpire(pending_key, int((ttl + timedelta(days=7)).total_seconds() * 1000))
+        await self.store.apply(tx)
+        log.info(
+            "request_drafted",
+            request_id=request.id,
+            process=process.key,
+            actor=actor,
+            pending_id=pending.id,
+        )
+        return Proposal(pending, request, balance_after)
+
+    async def submit(self, draft_id: str, actor: str) -> Request:
+        """Turn a draft into a pending request (idempotent: a second call returns the request)."""
+        return await self._retrying("request", lambda: self._submit_once(draft_id, actor, None))
+
+    async def _submit_once(
+        self, draft_id: str, actor: str, pending: PendingAction | None
+    ) -> Request:
+        raw, ledger, cal, dels = await self.store.read(
+            hmget_record(self.keys.request(draft_id)),
+            ("hgetall", [self.keys.ledger(actor)]),
+            ("hgetall", [self.keys.leave_calendar]),
+            ("hgetall", [self.keys.delegations]),
+        )
+        req = versioned(Request, raw)
+        if req is None:
+            raise NotFound(f"The draft {draft_id} has expired or does not exist; please ask again.")
+        if req.requester != actor:
+            raise NotAllowed(f"Only {self.person(req.requester).name} can submit this request.")
+        if req.status is not RequestStatus.DRAFT:
+            await self._close_pending(pending, req)
+            return req
+        if pending is not None and pending.digest != digest_of(
+            PendingKind.SUBMIT,
+            pending.schema_version,
+            req.id,
+            {
+                "fields": req.fields,
+                "derived": req.derived,
+                "approvers": [s.approver for s in req.steps],
+            },
+        ):
+            raise InvalidState("This draft no longer matches what was shown; please ask again.")
+        person = self.person(actor)
+        ledger_version = int(ledger.get("v", 0))
+        if req.is_leave:
+            leave_type = self.config.leave_types_by_key[req.fields["leave_type"]]
+            leave.check_overlap(
+                leave.entry_for(req.id, actor, req.fields, RequestStatus.PENDING), ledger
+            )
+            leave.check_balance(ledger, leave_type, person, req.derived["days_by_year"])
+        change = Change(req, self._now())
+        req.status = RequestStatus.PENDING
+        req.submitted_at = change.now
+        change.log(actor, "submitted")
+        change.emit(EventType.REQUEST_SUBMITTED)
+        avail = self.availability(cal, dels)
+        advance(
+            change,
+            0,
+            directory=self.directory,
+            clock=self.clock,
+            keys=self.keys,
+            availability=avail,
+        )
+        move_leave(change, self.keys, RequestStatus.DRAFT, ledger_version)
+        tx = change.tx
+        tx.persist(self.keys.request(req.id))
+        score = int(change.now.timestamp() * 1000)
+        tx.zadd(self.keys.user_requests(actor), score, req.id)
+        tx.zadd(self.keys.all_requests, score, req.id)
+        self._confirm_into(tx, pending, req)
+        await self.store.apply(change.finish(self.keys))
+        log.info(
+            "request_submitted",
+            request_id=req.id,
+            actor=actor,
+            status=req.status.value,
+            step=req.current_step,
+        )
+        return req
+
+    # --- decide ---------------------------------------------------------------------------
+
+    async def prepare_decision(
+        self, actor: str, request_id: str, decision: Decision | str, comment: str | None = None
+    ) -> Proposal:
+        """Check that `actor` may decide the open step now and store the decision for their click."""
+        decision = _decision(decision)
+        request = await self.get_request(request_id, actor)
+        step = request.open_step()
+        if step is None:
+            raise InvalidState(
+                f"Request {request_id} is {request.status.value}; there is nothing to decide."
+            )
+        [dels] = await self.store.read(("hgetall", [self.keys.delegations]))
+        self._check_decider(
+            request, step.index, actor, decision, comment, self.availability({}, dels)
+        )
+        payload = {"step": step.index, "decision": decision.value, "comment": comment}
+        return await self._store_pending(PendingKind.DECIDE, actor, request, payload)
+
+    async def decide(
+        self,
+        request_id: str,
+        step: int,
+        actor: str,
+        decision: Decision | str,
+        comment: str | None = None,
+    ) -> Request:
+        """Record the decision on (request, step) once; repeating the same decision returns the request."""
+        decision = _decision(decision)
+        return await self._retrying(
+            "request", lambda: self._decide_once(request_id, step, actor, decision, comment, None)
+        )
+
+    def _check_decider(
+        self, req: Request, index: int, actor: str, decision: Decision, comment: str | None, avail
+    ) -> None:
+        if actor == req.requester:
+            raise NotAllowed("Nobody can approve or reject their own request.")
+        step = req.steps[index]
+        today = self.today_for(actor)
+        if step.assignee is None or not may_decide(actor, step.assignee, today, avail):
+            holder = self.person(step.assignee).name if step.assignee else "nobody yet"
+            raise NotAllowed(
+                f"Step {index + 1} of request {req.id} is assigned to {holder}; only they or their delegate can decide it."
+            )
+        if decision is Decision.REJECT and not (comment or "").strip():
+            raise ValidationFailed(
+                "Please give a reason for the rejection.", {"comment": "is required to reject"}
+            )
+
+    async def _decide_once(
+        self,
+        request_id: str,
+        index: int,
+        actor: str,
+        decision: Decision,
+        comment: str | None,
+        pending: PendingAction | None,
+    ) -> Request:
+        raw, cal, dels = await self.store.read(
+            hmget_record(self.keys.request(request_id)),
+            ("hgetall", [self.keys.leave_calendar]),
+            ("hgetall", [self.keys.delegations]),
+        )
+        req = versioned(Request, raw)
+        if req is None or req.status is RequestStatus.DRAFT:
+            raise NotFound(f"There is no submitted request {request_id}.")
+        self.person(actor)
+        if not 0 <= index < len(req.steps):
+            raise ValidationFailed(
+                f"Request {request_id} has no step {index + 1}.", {"step": "does not exist"}
+            )
+        step = req.steps[index]
+        done = {Decision.APPROVE: StepStatus.APPROVED, Decision.REJECT: StepStatus.REJECTED}[
+            decision
+        ]
+        if step.status in (StepStatus.APPROVED, StepStatus.REJECTED, StepStatus.AUTO_APPROVED):
+            if step.decided_by == actor and step.status is done:
+                await self._close_pending(pending, req)
+                return req  # the same click again: already recorded
+            who = self.person(step.decided_by).name if step.decided_by else "the process rules"
+            raise InvalidState(
+                f"Step {index + 1} of request {request_id} was already {step.status.value.replace('_', ' ')} "
+                f"by {who}; nothing changed."
+            )
+        if req.status is not RequestStatus.PENDING:
+            raise InvalidState(
+                f"Request {request_id} is {req.status.value}; there is nothing left to decide."
+            )
+        if req.current_step != index:
+            raise InvalidState(
+                f"Step {index + 1} of request {request_id} is not open; nothing changed."
+            )
+        avail = self.availability(cal, dels)
+        self._check_decider(req, index, actor, decision, comment, avail)
+        change = Change(req, self._now())
+        step.status, step.decided_by, step.decided_at = done, actor, change.now
+        step.comment = (comment or "").strip() or None
+        on_behalf = (
+            f" (on behalf of {self.person(step.assignee).name})" if step.assignee != actor else ""
+        )
+        change.log(actor, decision.value + "d" + on_behalf, step=index, comment=step.comment)
+        change.tx.srem(self.keys.user_tasks(step.assignee), req.id)
+        before = req.status
+        if decision is Decision.REJECT:
+            req.status, req.decided_at = RequestStatus.REJECTED, change.now
+            close_open_steps(change, self.keys)
+            change.emit(EventType.REQUEST_REJECTED, step=index, by=actor, comment=step.comment)
+        else:
+            change.emit(EventType.STEP_APPROVED, step=index, by=actor, comment=step.comment)
+            advance(
+                change,
+                index + 1,
+                directory=self.directory,
+                clock=self.clock,
+                keys=self.keys,
+                availability=avail,
+            )
+        move_leave(change, self.keys, before, None)
+        self._confirm_into(change.tx, pending, req)
+        await self.store.apply(change.finish(self.keys))
+        log.info(
+            "request_decided",
+            request_id=req.id,
+            step=index,
+            actor=actor,
+            decision=decision.value,
+            status=req.status.value,
+        )
+        return req
+
+    # --- withdraw and remind ------------------------------------------------------------------
+
+    async def prepare_withdraw(
+        self, actor: str, request_id: str, reason: str | None = None
+    ) -> Proposal:
+        """Store the requester's withdrawal of an undecided request for their click."""
+        request = await self.get_request(request_id, actor)
+        self._check_withdraw(request, actor)
+        return await self._store_pending(PendingKind.WITHDRAW, actor, request, {"reason": reason})
+
+    async def withdraw(self, request_id: str, actor: str, reason: str | None = None) -> Request:
+        """Withdraw a pending request (the requester only); a second call returns the request."""
+        return await self._retrying(
+            "request", lambda: self._withdraw_once(request_id, actor, reason, None)
+        )
+
+    def _check_withdraw(self, req: Request, actor: str) -> None:
+        if req.requester != actor:
+            raise NotAllowed(
+                f"Only {self.person(req.requester).name} can withdraw request {req.id}."
+            )
+        if req.status is RequestStatus.DRAFT:
+            raise InvalidState(
+                f"Request {req.id} was never submitted; there is nothing to withdraw."
+            )
+        if req.status.is_final and req.status is not RequestStatus.WITHDRAWN:
+            raise InvalidState(
+                f"Request {req.id} is already {req.status.value}; it can no longer be withdrawn. Ask HR if it must change."
+            )
+
+    async def _withdraw_once(
+        self, request_id: str, actor: str, reason: str | None, pending: PendingAction | None
+    ) -> Request:
+        [raw] = await self.store.read(hmget_record(self.keys.request(request_id)))
+        req = versioned(Request, raw)
+        if req is None:
+            raise NotFound(f"There is no request {request_id}.")
+        self._check_withdraw(req, actor)
+        if req.status is RequestStatus.WITHDRAWN:
+            await self._close_pending(pending, req)
+            return req
+        change = Change(req, self._now())
+        step = req.open_step()
+        assignee = step.assignee if step else None
+        close_open_steps(change, self.keys)
+        req.status, req.decided_at = RequestStatus.WITHDRAWN, change.now
+        change.log(actor, "withdrawn", comment=(reason or "").strip() or None)
+        change.emit(EventType.REQUEST_WITHDRAWN, assignee=assignee, reason=reason)
+        move_leave(change, self.keys, RequestStatus.PENDING, None)
+        self._confirm_into(change.tx, pending, req)
+        await self.store.apply(change.finish(self.keys))
+        log.info("request_withdrawn", request_id=req.id, actor=actor)
+        return req
+
+    async def prepare_remind(
+        self, actor: str, request_id: str, note: str | None = None
+    ) -> Proposal:
+        """Store a reminder to the current approver for the requester's click."""
+        request = await self.get_request(request_id, actor)
+        self._check_remind(request, actor)
+        return await self._store_pending(PendingKind.REMIND, actor, request, {"note": note})
+
+    def _check_remind(self, req: Request, actor: str) -> None:
+        if req.requester != actor:
+            raise NotAllowed(
+                f"Only {self.person(req.requester).name} can send reminders for request {req.id}."
+            )
+        if req.open_step() is None:
+            raise InvalidState(f"Request {req.id} is {req.status.value}; nobody needs reminding.")
+        gap = timedelta(hours=self.process(req.process).reminder_min_interval_hours)
+        if req.last_reminded_at is not None and self._now() < req.last_reminded_at + gap:
+            next_at = (req.last_reminded_at + gap).astimezone(self.directory.timezone_of(actor))
+            raise TooSoon(
+                f"A reminder was already sent for request {req.id}; the next one can go after "
+                f"{next_at:%Y-%m-%d %H:%M} (at most one every {gap.total_seconds() / 3600:g} hours).",
+                next_at=next_at.isoformat(),
+            )
+
+    async def _remind_once(
+        self, request_id: str, actor: str, note: str | None, pending: PendingAction
+    ) -> Request:
+        [raw] = await self.store.read(hmget_record(self.keys.request(request_id)))
+        req = versioned(Request, raw)
+        if req is None:
+            raise NotFound(f"There is no request {request_id}.")
+        self._check_remind(req, actor)
+        step = req.open_step()
+        assert step is not None and step.assignee is not None
+        change = Change(req, self._now())
+        req.last_reminded_at = change.now
+        change.log(actor, "reminded", step=step.index, comment=(note or "").strip() or None)
+        change.emit(
+            EventType.REMINDER_SENT, step=step.index, assignee=step.assignee, note=note, by=actor
+        )
+        self._confirm_into(change.tx, pending, req)
+        await self.store.apply(change.finish(self.keys))
+        return req
+
+    # --- pending actions ----------------------------------------------------------------------
+
+    async def _store_pending(
+        self, kind: PendingKind, actor: str, request: Request, payload: dict[str, Any]
+    ) -> Proposal:
+        now = self._now()
+        ttl = timedelta(hours=self.config.policy.pending_action_ttl_hours)
+        pending = PendingAction(
+            id=new_id("P-", 16),
+            kind=kind,
+            actor=actor,
+            request_id=request.id,
+            payload=payload,
+            digest=digest_of(kind, 1, request.id, payload),
+            created_at=now,
+            expires_at=now + ttl,
+        )
+        key = self.keys.pending(pending.id)
+        tx = (
+            Tx()
+            .expect(key, 0)
+            .put(key, pending)
+            .pexpire(key, int((ttl + timedelta(days=7)).total_seconds() * 1000))
+        )
+        await self.store.apply(tx)
+        log.info(
+            "action_prepared",
+            kind=kind.value,
+            request_id=request.id,
+            actor=actor,
+            pending_id=pending.id,
+        )
+        return Proposal(pending, request)
+
+    def _confirm_into(self, tx: Tx, pending: PendingAction | None, req: Request) -> None:
+        """Mark the pending action done in the same atomic step as the change it confirms."""
+        if pending is None or pending.status is not PendingStatus.OPEN:
+            return
+        pending.status = PendingStatus.CONFIRMED
+        pending.result = {
+            "request_id": req.id,
+            "status": req.status.value,
+            "step": req.current_step,
+        }
+        key = self.keys.pending(pending.id)
+        tx.expect(key, pending.version).put(key, pending)
+
+    async def _close_pending(self, pending: PendingAction | None, req: Request) -> None:
+        """The change was already made (another click won): record the pending action as done."""
+        if pending is None or pending.status is not PendingStatus.OPEN:
+            return
+        tx = Tx()
+        self._confirm_into(tx, pending, req)
+        await self.store.apply(tx)
+
+    async def confirm(self, pending_id: str, actor: str) -> Outcome:
+        """Run a pending action for the one person it is bound to; a second confirm returns the first result."""
+
+        async def attempt() -> Outcome:
+            pending = await self.pending_action(pending_id, actor)
+            if pending.status is PendingStatus.CONFIRMED:
+                [raw] = await self.store.read(hmget_record(self.keys.request(pending.request_id)))
+                req = versioned(Request, raw)
+                if req is None:
+                    raise NotFound(f"Request {pending.request_id} no longer exists.")
+                return Outcome(pending.kind, req, pending.id, repeated=True)
+            if pending.status is PendingStatus.CANCELLED:
+                raise InvalidState(
+                    "This was cancelled; nothing was done. Ask again if you still want it."
+                )
+            if self._now() >= pending.expires_at:
+                raise InvalidState(
+                    "This confirmation has expired; nothing was done. Please ask again."
+                )
+            p = pending.payload
+            match pending.kind:
+                case PendingKind.SUBMIT:
+                    req = await self._submit_once(pending.request_id, actor, pending)
+                case PendingKind.DECIDE:
+                    req = await self._decide_once(
+                        pending.request_id,
+                        p["step"],
+                        actor,
+                        Decision(p["decision"]),
+                        p.get("comment"),
+                        pending,
+                    )
+                case PendingKind.WITHDRAW:
+                    req = await self._withdraw_once(
+                        pending.request_id, actor, p.get("reason"), pending
+                    )
+                case PendingKind.REMIND:
+                    req = await self._remind_once(pending.request_id, actor, p.get("note"), pending)
+            return Outcome(pending.kind, req, pending.id)
+
+        return await self._retrying("confirmation", attempt)
+
+    async def cancel(self, pending_id: str, actor: str) -> PendingAction:
+        """Drop a pending action (its person only); cancelling twice is harmless."""
+
+        async def attempt() -> PendingAction:
+            pending = await self.pending_action(pending_id, actor)
+            if pending.status is PendingStatus.CONFIRMED:
+                raise InvalidState(
+                    "This was already confirmed, so it cannot be cancelled; withdraw the request instead."
+                )
+            if pending.status is PendingStatus.CANCELLED:
+                return pending
+            pending.status = PendingStatus.CANCELLED
+            key = self.keys.pending(pending.id)
+            await self.store.apply(Tx().expect(key, pending.version).put(key, pending))
+            log.info("action_cancelled", pending_id=pending.id, kind=pending.kind.value)
+            return pending
+
+        return await self._retrying("confirmation", attempt)
+
+    # --- delegation -------------------------------------------------------------------------
+
+    async def set_delegation(
+        self, actor: str, delegate: str, start: date, end: date, reason: str | None = None
+    ) -> Delegation:
+        """Let `delegate` decide what is assigned to `actor` from start to end (inclusive)."""
+        self.person(actor)
+        self.person(delegate)
+        if delegate == actor:
+            raise ValidationFailed("You cannot delegate to yourself.", {"delegate": "is you"})
+        if end < start:
+            raise ValidationFailed(
+                f"The end date {end} is before the start date {start}.", {"end": "is before start"}
+            )
+        d = Delegation(
+            id=new_id("D-", 8), person=actor, delegate=delegate, start=start, end=end, reason=reason
+        )
+        await self.store.apply(
+            Tx().hset(self.keys.delegations, f"{actor}|{d.id}", d.model_dump_json())
+        )
+        log.info("delegation_set", actor=actor, delegate=delegate, start=str(start), end=str(end))
+        return d
+
+
+def _decision(value: Decision | str) -> Decision:
+    try:
+        return Decision(value)
+    except ValueError:
+        raise ValidationFailed(
+            f"A decision is 'approve' or 'reject', not {value!r}.",
+            {"decision": "is not approve or reject"},
+        ) from None

@@ -1,0 +1,78 @@
+"""Typed workflow errors; every message says what happened and what a person can do next."""
+
+from __future__ import annotations
+
+
+class WorkflowError(Exception):
+    """Base of every error the engine raises on purpose; `str(e)` is fit to show a person."""
+
+    code = "workflow_error"
+
+    def __init__(self, message: str, **details: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class ConfigError(WorkflowError):
+    """The organisation file is invalid; the message names the key and what is wrong."""
+
+    code = "config_error"
+
+
+class NotFound(WorkflowError):
+    """A person, process, request or pending action does not exist (or is not visible)."""
+
+    code = "not_found"
+
+
+class ValidationFailed(WorkflowError):
+    """The fields of a request are wrong; `field_errors` maps each field to its problem."""
+
+    code = "validation_failed"
+
+    def __init__(self, message: str, field_errors: dict[str, str] | None = None) -> None:
+        super().__init__(message, field_errors=field_errors or {})
+        self.field_errors = field_errors or {}
+
+
+class NotAllowed(WorkflowError):
+    """The actor may not do this (wrong person, own request, not on the chain)."""
+
+    code = "not_allowed"
+
+
+class InvalidState(WorkflowError):
+    """The request or pending action is no longer in a state that allows this."""
+
+    code = "invalid_state"
+
+
+class InsufficientBalance(WorkflowError):
+    """The leave asked for exceeds what is left of the allowance."""
+
+    code = "insufficient_balance"
+
+
+class OverlappingLeave(WorkflowError):
+    """The requester already has pending or approved leave on some of these days."""
+
+    code = "overlapping_leave"
+
+
+class TooSoon(WorkflowError):
+    """A rate-limited action (a reminder) was asked for again too early."""
+
+    code = "too_soon"
+
+
+class ConcurrentUpdate(WorkflowError):
+    """Another transition kept winning the race; the caller may try again."""
+
+    code = "concurrent_update"
+
+
+class StoreUnavailable(WorkflowError):
+    """Redis could not be reached; nothing was changed."""
+
+    code = "store_unavailable"

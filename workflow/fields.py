@@ -1,0 +1,112 @@
+"""Validation of a process form: the one place that decides what a field may hold."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+
+from workflow.config import FieldDef, FieldType, OrgConfig, ProcessDef
+from workflow.errors import ValidationFailed
+
+
+def _as_date(value: Any) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise ValueError("must be a date written YYYY-MM-DD")
+
+
+def _as_number(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("must be a number")
+    try:
+        number = (
+            float(str(value).replace(",", "").strip()) if isinstance(value, str) else float(value)
+        )
+    except (TypeError, ValueError):
+        raise ValueError("must be a number") from None
+    if not math.isfinite(number):
+        raise ValueError("must be a finite number")
+    return number
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("false", "no", "0", ""):
+        return False
+    raise ValueError("must be true or false")
+
+
+def _one(f: FieldDef, value: Any, config: OrgConfig) -> Any:
+    """The JSON-safe stored form of one field's value, or ValueError with the problem."""
+    match f.type:
+        case FieldType.TEXT:
+            if not isinstance(value, str | int | float) or isinstance(value, bool):
+                raise ValueError("must be text")
+            text = str(value).strip()
+            if len(text) > f.max_length:
+                raise ValueError(f"is too long ({len(text)} characters; at most {f.max_length})")
+            return text
+        case FieldType.DATE:
+            return _as_date(value).isoformat()
+        case FieldType.NUMBER | FieldType.MONEY:
+            number = _as_number(value)
+            if f.min is not None and number < f.min:
+                raise ValueError(f"must be at least {f.min:g}")
+            if f.max is not None and number > f.max:
+                raise ValueError(f"must be at most {f.max:g}")
+            return round(number, 2) if f.type is FieldType.MONEY else number
+        case FieldType.CHOICE:
+            text = str(value).strip()
+            match = next((c for c in f.choices if c.casefold() == text.casefold()), None)
+            if match is None:
+                raise ValueError(f"must be one of {', '.join(f.choices)}")
+            return match
+        case FieldType.LEAVE_TYPE:
+            allowed = f.choices or tuple(config.leave_types_by_key)
+            text = str(value).strip().lower()
+            if text not in allowed:
+                raise ValueError(f"must be one of {', '.join(allowed)}")
+            return text
+        case FieldType.BOOL:
+            return _as_bool(value)
+    raise ValueError(f"has an unsupported type {f.type}")  # pragma: no cover - enum is closed
+
+
+def validate_fields(
+    process: ProcessDef, raw: Mapping[str, Any], config: OrgConfig
+) -> dict[str, Any]:
+    """Check every field of `raw` against the form; ValidationFailed lists all the problems."""
+    errors: dict[str, str] = {}
+    clean: dict[str, Any] = {}
+    for name in raw:
+        if process.field(name) is None:
+            known = ", ".join(f.name for f in process.fields)
+            errors[name] = f"is not a field of {process.name} (fields: {known})"
+    for f in process.fields:
+        value = raw.get(f.name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if f.required:
+                errors[f.name] = "is required"
+            elif f.type is FieldType.BOOL:
+                clean[f.name] = False
+            continue
+        try:
+            clean[f.name] = _one(f, value, config)
+        except ValueError as e:
+            errors[f.name] = str(e)
+    if errors:
+        detail = "; ".join(f"{k} {v}" for k, v in errors.items())
+        raise ValidationFailed(f"Please fix the request: {detail}.", errors)
+    return clean

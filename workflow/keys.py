@@ -1,0 +1,76 @@
+"""Every Redis key name the product uses, in one place.
+
+All of an organisation's workflow state shares the hash tag `{org}` so that each atomic
+transition (request, indexes, ledgers, outbox) touches one Redis Cluster slot. Thread
+memory and locks are tagged per thread instead, so conversations spread over the cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OrgKeys:
+    """Keys of one organisation's workflow state."""
+
+    org: str
+
+    @property
+    def tag(self) -> str:
+        return "{" + self.org + "}"
+
+    def request(self, request_id: str) -> str:
+        """Hash {v, data}: the request record and its version."""
+        return f"{self.tag}:req:{request_id}"
+
+    def pending(self, pending_id: str) -> str:
+        """Hash {v, data}: a pending action awaiting its confirmation."""
+        return f"{self.tag}:pending:{pending_id}"
+
+    def ledger(self, person_id: str) -> str:
+        """Hash: v, `<year>:<type>:reserved|used` day counts, `leave:<request>` entries."""
+        return f"{self.tag}:ledger:{person_id}"
+
+    def user_requests(self, person_id: str) -> str:
+        """Sorted set of a person's request ids, scored by creation time (ms)."""
+        return f"{self.tag}:user:{person_id}:requests"
+
+    def user_tasks(self, person_id: str) -> str:
+        """Set of request ids whose open step is assigned to the person."""
+        return f"{self.tag}:user:{person_id}:tasks"
+
+    @property
+    def all_requests(self) -> str:
+        """Sorted set of every submitted request id, scored by submission time (ms)."""
+        return f"{self.tag}:requests"
+
+    @property
+    def leave_calendar(self) -> str:
+        """Hash `<person>|<request>` → leave entry (pending and approved): who is out."""
+        return f"{self.tag}:leave_calendar"
+
+    @property
+    def delegations(self) -> str:
+        """Hash `<person>|<delegation id>` → delegation."""
+        return f"{self.tag}:delegations"
+
+    @property
+    def outbox(self) -> str:
+        """Stream of workflow events, appended in the same atomic step as each transition."""
+        return f"{self.tag}:outbox"
+
+
+def thread_history(thread_key: str) -> str:
+    """List of a conversation's messages (agent memory); tagged by thread."""
+    return f"thread:{{{thread_key}}}:history"
+
+
+def thread_lock(thread_key: str) -> str:
+    """The lock that makes one thread's turns run in order."""
+    return f"thread:{{{thread_key}}}:lock"
+
+
+def thread_trace(thread_key: str) -> str:
+    """List of a thread's step events, for `approvals-bot trace`."""
+    return f"thread:{{{thread_key}}}:trace"

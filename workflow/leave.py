@@ -1,0 +1,168 @@
+"""Leave rules: how many working days, whether the dates make sense, balances, overlaps."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from workflow import calendar
+from workflow.config import LeaveType, OrgConfig, Person
+from workflow.errors import InsufficientBalance, OverlappingLeave, ValidationFailed
+from workflow.models import LeaveEntry, RequestStatus
+
+LEAVE_PREFIX = "leave:"
+
+
+def reserved_field(year: int, leave_type: str) -> str:
+    return f"{year}:{leave_type}:reserved"
+
+
+def used_field(year: int, leave_type: str) -> str:
+    return f"{year}:{leave_type}:used"
+
+
+def derive(fields: Mapping[str, Any], person: Person) -> dict[str, Any]:
+    """Working days (total and per year) and calendar days for dated requests."""
+    if "start" not in fields or "end" not in fields:
+        return {}
+    start, end = date.fromisoformat(fields["start"]), date.fromisoformat(fields["end"])
+    if end < start:
+        raise ValidationFailed(
+            f"The last day {end} is before the first day {start}.",
+            {"end": f"is before the first day {start}"},
+        )
+    halves = {"start_pm": bool(fields.get("start_half")), "end_am": bool(fields.get("end_half"))}
+    try:
+        by_year = calendar.working_days_by_year(
+            start, end, person.country, person.subdivision, **halves
+        )
+    except calendar.CalendarError as e:
+        raise ValidationFailed(str(e), {"start_half": str(e)}) from e
+    return {
+        "working_days": sum(by_year.values()),
+        "days_by_year": {str(y): d for y, d in by_year.items()},
+        "calendar_days": (end - start).days + 1,
+    }
+
+
+def check_dates(
+    fields: Mapping[str, Any], derived: Mapping[str, Any], today: date, config: OrgConfig
+) -> None:
+    """Refuse a leave with no working day, too far ahead, or too far in the past."""
+    start, end = date.fromisoformat(fields["start"]), date.fromisoformat(fields["end"])
+    if derived["working_days"] <= 0:
+        raise ValidationFailed(
+            f"{start} to {end} has no working day in it (weekends and public holidays are not "
+            "counted), so there is nothing to take leave for.",
+            {"start": "the range has no working day"},
+        )
+    ahead = config.policy.max_days_ahead
+    if start > today + timedelta(days=ahead):
+        raise ValidationFailed(
+            f"Leave can be requested at most {ahead} days ahead; {start} is later than that.",
+            {"start": f"is more than {ahead} days ahead"},
+        )
+    back = config.policy.max_days_back
+    if start < today - timedelta(days=back):
+        raise ValidationFailed(
+            f"Leave can be recorded at most {back} days after the fact; {start} is earlier.",
+            {"start": f"is more than {back} days ago"},
+        )
+
+
+def check_reason(leave_type: LeaveType, fields: Mapping[str, Any]) -> None:
+    if leave_type.reason_required and not fields.get("reason"):
+        raise ValidationFailed(
+            f"{leave_type.name} needs a reason.", {"reason": f"is required for {leave_type.name}"}
+        )
+
+
+def entry_for(
+    request_id: str, person: str, fields: Mapping[str, Any], status: RequestStatus
+) -> LeaveEntry:
+    return LeaveEntry(
+        request_id=request_id,
+        person=person,
+        start=fields["start"],
+        end=fields["end"],
+        start_half=bool(fields.get("start_half")),
+        end_half=bool(fields.get("end_half")),
+        status=status,
+    )
+
+
+def ledger_entries(ledger: Mapping[str, str]) -> list[LeaveEntry]:
+    """The pending and approved leaves recorded in a person's ledger."""
+    return [
+        LeaveEntry.model_validate_json(v) for k, v in ledger.items() if k.startswith(LEAVE_PREFIX)
+    ]
+
+
+def check_overlap(entry: LeaveEntry, ledger: Mapping[str, str]) -> None:
+    """Refuse leave that overlaps the person's own pending or approved leave."""
+    for other in ledger_entries(ledger):
+        if other.request_id != entry.request_id and entry.overlaps(other):
+            raise OverlappingLeave(
+                f"You already have {other.status.value} leave from {other.start} to {other.end} "
+                f"(request {other.request_id}); withdraw it or choose other days.",
+                request_id=other.request_id,
+            )
+
+
+@dataclass(frozen=True)
+class Balance:
+    """One leave type's allowance for a year and what is used and reserved of it."""
+
+    leave_type: str
+    year: int
+    allowance: float | None
+    used: float
+    reserved: float
+
+    @property
+    def available(self) -> float | None:
+        if self.allowance is None:
+            return None
+        return self.allowance - self.used - self.reserved
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "leave_type": self.leave_type,
+            "year": self.year,
+            "allowance": self.allowance,
+            "used": self.used,
+            "pending": self.reserved,
+            "available": self.available,
+        }
+
+
+def balance(ledger: Mapping[str, str], leave_type: LeaveType, person: Person, year: int) -> Balance:
+    return Balance(
+        leave_type=leave_type.key,
+        year=year,
+        allowance=leave_type.allowance_for(person.country),
+        used=float(ledger.get(used_field(year, leave_type.key), 0) or 0),
+        reserved=float(ledger.get(reserved_field(year, leave_type.key), 0) or 0),
+    )
+
+
+def check_balance(
+    ledger: Mapping[str, str],
+    leave_type: LeaveType,
+    person: Person,
+    days_by_year: Mapping[str, float],
+) -> None:
+    """Refuse leave beyond what is left of the allowance, with the numbers."""
+    for year, days in days_by_year.items():
+        b = balance(ledger, leave_type, person, int(year))
+        if b.available is not None and days > b.available + 1e-9:
+            raise InsufficientBalance(
+                f"You asked for {days:g} working days of {leave_type.name.lower()} in {year}, but "
+                f"only {b.available:g} are left ({b.allowance:g} a year, {b.used:g} taken, "
+                f"{b.reserved:g} awaiting approval).",
+                asked=days,
+                available=b.available,
+                year=int(year),
+            )

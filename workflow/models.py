@@ -1,0 +1,192 @@
+"""The stored records: requests with their steps and history, pending actions, leave entries."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class RequestStatus(StrEnum):
+    DRAFT = "draft"
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    WITHDRAWN = "withdrawn"
+
+    @property
+    def is_final(self) -> bool:
+        return self in (RequestStatus.APPROVED, RequestStatus.REJECTED, RequestStatus.WITHDRAWN)
+
+
+class StepStatus(StrEnum):
+    WAITING = "waiting"  # not reached yet
+    PENDING = "pending"  # the open step
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    AUTO_APPROVED = "auto_approved"
+    CANCELLED = "cancelled"  # the request ended before this step was reached
+
+
+class Decision(StrEnum):
+    APPROVE = "approve"
+    REJECT = "reject"
+
+
+class PendingKind(StrEnum):
+    SUBMIT = "submit"
+    DECIDE = "decide"
+    WITHDRAW = "withdraw"
+    REMIND = "remind"
+
+
+class PendingStatus(StrEnum):
+    OPEN = "open"
+    CONFIRMED = "confirmed"
+    CANCELLED = "cancelled"
+
+
+class EventType(StrEnum):
+    """What the outbox carries; the notifier turns each into DMs and card updates."""
+
+    REQUEST_SUBMITTED = "request_submitted"
+    TASK_ASSIGNED = "task_assigned"
+    STEP_APPROVED = "step_approved"
+    REQUEST_APPROVED = "request_approved"
+    REQUEST_REJECTED = "request_rejected"
+    REQUEST_WITHDRAWN = "request_withdrawn"
+    STEP_ESCALATED = "step_escalated"
+    REMINDER_SENT = "reminder_sent"
+    PENDING_CANCELLED = "pending_cancelled"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Step(_Record):
+    """One step of a request's approval chain as resolved for this request."""
+
+    index: int
+    name: str
+    name_zh: str
+    approver: str  # who the chain names
+    assignee: str | None = None  # who holds it now (a delegate, a manager when out of office)
+    status: StepStatus = StepStatus.WAITING
+    routed_reason: str | None = None
+    auto_approve: bool = False
+    sla_hours: float = 48
+    remind_after_hours: float = 24
+    assigned_at: datetime | None = None
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    comment: str | None = None
+
+
+class HistoryEntry(_Record):
+    """One line of a request's audit trail."""
+
+    at: datetime
+    actor: str | None  # None: the system (auto-approval, routing)
+    action: str
+    step: int | None = None
+    comment: str | None = None
+
+
+class Request(_Record):
+    """A request from draft to its outcome; the record is replaced whole on each transition."""
+
+    id: str
+    process: str
+    kind: str  # "leave" | "generic"
+    requester: str
+    status: RequestStatus
+    fields: dict[str, Any]
+    derived: dict[str, Any] = Field(default_factory=dict)  # working_days, days_by_year, ...
+    steps: list[Step]
+    current_step: int | None = None
+    created_at: datetime
+    submitted_at: datetime | None = None
+    decided_at: datetime | None = None
+    last_reminded_at: datetime | None = None
+    replaces: str | None = None  # the draft this one supersedes
+    history: list[HistoryEntry] = Field(default_factory=list)
+    version: int = 0  # the stored version this record was read at (not part of the JSON)
+
+    def open_step(self) -> Step | None:
+        if self.status is RequestStatus.PENDING and self.current_step is not None:
+            return self.steps[self.current_step]
+        return None
+
+    def on_chain(self, person_id: str) -> bool:
+        """True for anyone who approves, holds or decided a step of this request."""
+        return any(person_id in (s.approver, s.assignee, s.decided_by) for s in self.steps)
+
+    @property
+    def is_leave(self) -> bool:
+        return self.kind == "leave"
+
+    def leave_start(self) -> date:
+        return date.fromisoformat(str(self.fields["start"]))
+
+    def leave_end(self) -> date:
+        return date.fromisoformat(str(self.fields["end"]))
+
+
+class PendingAction(_Record):
+    """A prepared action awaiting one person's click; data, so a restart loses nothing."""
+
+    id: str
+    kind: PendingKind
+    schema_version: int = 1
+    actor: str  # the one person who may confirm or cancel it
+    request_id: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+    digest: str  # hash of (kind, schema_version, request_id, payload): the exact contents
+    status: PendingStatus = PendingStatus.OPEN
+    created_at: datetime
+    expires_at: datetime
+    result: dict[str, Any] | None = None
+    version: int = 0
+
+
+class LeaveEntry(_Record):
+    """A leave in someone's calendar: what overlap checks and "who's out" read."""
+
+    request_id: str
+    person: str
+    start: date
+    end: date
+    start_half: bool = False
+    end_half: bool = False
+    status: RequestStatus
+
+    def half_day_span(self) -> tuple[int, int]:
+        """Inclusive range of half-day slots (2 per day) so half days overlap correctly."""
+        first = self.start.toordinal() * 2 + (1 if self.start_half else 0)
+        last = self.end.toordinal() * 2 + (0 if self.end_half else 1)
+        return first, last
+
+    def overlaps(self, other: LeaveEntry) -> bool:
+        a0, a1 = self.half_day_span()
+        b0, b1 = other.half_day_span()
+        return max(a0, b0) <= min(a1, b1)
+
+    def covers(self, day: date) -> bool:
+        return self.start <= day <= self.end
+
+
+class Delegation(_Record):
+    """Between start and end (inclusive), `delegate` decides what is assigned to `person`."""
+
+    id: str
+    person: str
+    delegate: str
+    start: date
+    end: date
+    reason: str | None = None
+
+    def active_on(self, day: date) -> bool:
+        return self.start <= day <= self.end

@@ -1,0 +1,251 @@
+"""Read-side of the engine: my requests, my approvals, details, balances, who is out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from workflow import calendar
+from workflow.clock import Clock, today_in
+from workflow.config import OrgConfig, Person, ProcessDef
+from workflow.directory import Directory
+from workflow.errors import NotAllowed, NotFound, ValidationFailed
+from workflow.keys import OrgKeys
+from workflow.leave import Balance, balance
+from workflow.models import Delegation, LeaveEntry, PendingAction, Request, RequestStatus
+from workflow.routing import Availability
+from workflow.store import Store, hmget_record, versioned
+
+# Who may read any request's details, besides its requester and its approvers.
+READ_ALL_ROLE = "hr"
+
+
+@dataclass(frozen=True)
+class OutEntry:
+    """Someone out of office on some days: names and dates only, never the type or reason."""
+
+    person: str
+    name: str
+    start: date
+    end: date
+    start_half: bool
+    end_half: bool
+    tentative: bool  # still awaiting approval
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "person": self.person,
+            "name": self.name,
+            "start": self.start.isoformat(),
+            "end": self.end.isoformat(),
+            "start_half": self.start_half,
+            "end_half": self.end_half,
+            "tentative": self.tentative,
+        }
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """What an approver's card shows: the request, the balance after it, who else is out."""
+
+    request: Request
+    balance_after: float | None
+    team_out: tuple[OutEntry, ...]
+
+
+class Queries:
+    """Reads over the organisation's state; the Engine adds the transitions."""
+
+    def __init__(self, config: OrgConfig, redis: aioredis.Redis, clock: Clock) -> None:
+        self.config = config
+        self.directory = Directory(config)
+        self.clock = clock
+        self.keys = OrgKeys(config.organisation.id)
+        self.store = Store(redis, self.keys)
+
+    # --- helpers shared with the engine ---------------------------------------------------
+
+    def person(self, person_id: str) -> Person:
+        return self.directory.get(person_id)
+
+    def today_for(self, person_id: str) -> date:
+        """Today's date in the person's timezone."""
+        return today_in(self.clock, self.directory.timezone_of(person_id))
+
+    def process(self, key: str) -> ProcessDef:
+        try:
+            return self.config.processes_by_key[key]
+        except KeyError:
+            known = ", ".join(self.config.processes_by_key)
+            raise NotFound(f"There is no process {key!r}; the processes are: {known}.") from None
+
+    @staticmethod
+    def availability(calendar_raw: dict[str, str], delegations_raw: dict[str, str]) -> Availability:
+        return Availability(
+            leaves=tuple(LeaveEntry.model_validate_json(v) for v in calendar_raw.values()),
+            delegations=tuple(Delegation.model_validate_json(v) for v in delegations_raw.values()),
+        )
+
+    def may_view(self, request: Request, viewer: str) -> bool:
+        if viewer == request.requester or request.on_chain(viewer):
+            return True
+        return READ_ALL_ROLE in self.person(viewer).roles
+
+    async def _requests(self, ids: list[str]) -> list[Request]:
+        if not ids:
+            return []
+        raws = await self.store.read(*(hmget_record(self.keys.request(i)) for i in ids))
+        return [r for r in (versioned(Request, raw) for raw in raws) if r is not None]
+
+    # --- queries ------------------------------------------------------------------------------
+
+    async def get_request(self, request_id: str, viewer: str) -> Request:
+        """A request's details, for its requester, the approvers on its chain and HR only."""
+        self.person(viewer)
+        [raw] = await self.store.read(hmget_record(self.keys.request(request_id)))
+        request = versioned(Request, raw)
+        if request is None:
+            raise NotFound(f"There is no request {request_id}.")
+        if not self.may_view(request, viewer):
+            raise NotAllowed(
+                f"Request {request_id} is not yours to see: only its requester, its approvers and HR can."
+            )
+        return request
+
+    async def request_view(self, request_id: str, viewer: str) -> RequestView:
+        """The approver's view: details, the requester's balance after it, who else is out."""
+        request = await self.get_request(request_id, viewer)
+        if not request.is_leave:
+            return RequestView(request, None, ())
+        ledger, cal = await self.store.read(
+            ("hgetall", [self.keys.ledger(request.requester)]),
+            ("hgetall", [self.keys.leave_calendar]),
+        )
+        requester = self.person(request.requester)
+        leave_type = self.config.leave_types_by_key[request.fields["leave_type"]]
+        year = request.leave_start().year
+        b = balance(ledger, leave_type, requester, year)
+        after = b.available
+        if after is not None and request.status is RequestStatus.DRAFT:
+            after -= float(request.derived.get("days_by_year", {}).get(str(year), 0))
+        team = self.directory.team_of(request.requester)
+        out = self._out_from(
+            cal, request.leave_start(), request.leave_end(), team, exclude=request.requester
+        )
+        return RequestView(request, after, tuple(out))
+
+    async def my_requests(
+        self, person_id: str, status: RequestStatus | None = None, limit: int = 20
+    ) -> list[Request]:
+        """The person's own requests, newest first, optionally of one status."""
+        self.person(person_id)
+        fetch = limit if status is None else max(limit * 5, 100)
+        [ids] = await self.store.read(
+            ("zrevrange", [self.keys.user_requests(person_id), 0, fetch - 1])
+        )
+        requests = await self._requests(list(ids))
+        if status is not None:
+            requests = [r for r in requests if r.status is status]
+        return requests[:limit]
+
+    async def my_approvals(self, person_id: str) -> list[Request]:
+        """Requests whose open step the person holds, or holds for someone who delegated to them."""
+        self.person(person_id)
+        today = self.today_for(person_id)
+        [delegations_raw] = await self.store.read(("hgetall", [self.keys.delegations]))
+        avail = self.availability({}, delegations_raw)
+        holders = [person_id, *avail.delegators_of(person_id, today)]
+        id_sets = await self.store.read(*(("smembers", [self.keys.user_tasks(h)]) for h in holders))
+        ids = sorted({i for s in id_sets for i in s})
+        requests = await self._requests(ids)
+        open_ = [r for r in requests if (s := r.open_step()) is not None and s.assignee in holders]
+        return sorted(open_, key=lambda r: r.submitted_at or r.created_at)
+
+    async def balances(self, person_id: str, year: int | None = None) -> list[Balance]:
+        """Allowance, used, pending and available days of each leave type for a year."""
+        person = self.person(person_id)
+        year = year or self.today_for(person_id).year
+        [ledger] = await self.store.read(("hgetall", [self.keys.ledger(person_id)]))
+        return [balance(ledger, t, person, year) for t in self.config.leave_types]
+
+    def working_days(
+        self,
+        person_id: str,
+        start: date,
+        end: date,
+        start_half: bool = False,
+        end_half: bool = False,
+    ) -> dict[str, Any]:
+        """Working days in a range for this person, with the days that do not count and why."""
+        p = self.person(person_id)
+        try:
+            days = calendar.working_days(
+                start, end, p.country, p.subdivision, start_pm=start_half, end_am=end_half
+            )
+            holidays = calendar.holidays_between(
+                start, end, p.country, p.subdivision, language=p.locale
+            )
+        except calendar.CalendarError as e:
+            raise ValidationFailed(str(e)) from e
+        return {
+            "start": start.isoformat(),
+            "end": end.isoformat(),
+            "working_days": days,
+            "public_holidays": [{"date": d.isoformat(), "name": n} for d, n in holidays],
+            "country": p.country,
+        }
+
+    async def who_is_out(
+        self, viewer: str, start: date, end: date, team: str | None = None
+    ) -> list[OutEntry]:
+        """Who is on (approved or pending) leave between two dates; names and dates only."""
+        self.person(viewer)
+        if end < start:
+            raise ValidationFailed(f"The end date {end} is before the start date {start}.")
+        [cal] = await self.store.read(("hgetall", [self.keys.leave_calendar]))
+        return self._out_from(cal, start, end, team)
+
+    def _out_from(
+        self,
+        cal: dict[str, str],
+        start: date,
+        end: date,
+        team: str | None,
+        exclude: str | None = None,
+    ) -> list[OutEntry]:
+        out = []
+        for raw in cal.values():
+            e = LeaveEntry.model_validate_json(raw)
+            if e.person == exclude or e.end < start or e.start > end:
+                continue
+            if team is not None and self.directory.team_of(e.person) != team:
+                continue
+            out.append(
+                OutEntry(
+                    person=e.person,
+                    name=self.person(e.person).name,
+                    start=e.start,
+                    end=e.end,
+                    start_half=e.start_half,
+                    end_half=e.end_half,
+                    tentative=e.status is RequestStatus.PENDING,
+                )
+            )
+        return sorted(out, key=lambda o: (o.start, o.name))
+
+    async def pending_action(self, pending_id: str, viewer: str) -> PendingAction:
+        """A pending action, for the one person it is bound to."""
+        [raw] = await self.store.read(hmget_record(self.keys.pending(pending_id)))
+        pending = versioned(PendingAction, raw)
+        if pending is None:
+            raise NotFound("This confirmation has expired or does not exist; please ask again.")
+        if pending.actor != viewer:
+            raise NotAllowed(f"Only {self.person(pending.actor).name} can act on this.")
+        return pending
+
+    async def delegations(self) -> list[Delegation]:
+        [raw] = await self.store.read(("hgetall", [self.keys.delegations]))
+        return [Delegation.model_validate_json(v) for v in raw.values()]

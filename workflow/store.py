@@ -1,0 +1,167 @@
+"""Redis access for the engine: versioned records, batched reads and atomic transitions.
+
+A transition is computed in Python from what was read, then written by one Lua call that
+first checks the version of every record it was computed from (optimistic concurrency).
+So each transition costs one round trip to read and one to write, on Redis or Redis Cluster.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+import redis.exceptions
+from pydantic import BaseModel
+
+from workflow.errors import StoreUnavailable
+from workflow.keys import OrgKeys
+
+R = TypeVar("R", bound=BaseModel)
+
+# Outbox length kept by XADD's approximate trim: far beyond what the notifier lags by.
+OUTBOX_MAXLEN = 100_000
+_APPLY_LUA = resources.files("workflow.lua").joinpath("apply.lua").read_text("utf-8")
+
+
+class Conflict(Exception):
+    """A guarded record changed since it was read; re-read and recompute."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+@dataclass
+class Tx:
+    """The writes of one transition, with the versions they were computed from."""
+
+    keys: list[str] = field(default_factory=list)
+    guards: list[list[int]] = field(default_factory=list)
+    ops: list[list[Any]] = field(default_factory=list)
+
+    def _k(self, key: str) -> int:
+        try:
+            return self.keys.index(key) + 1
+        except ValueError:
+            self.keys.append(key)
+            return len(self.keys)
+
+    def expect(self, key: str, version: int) -> Tx:
+        """Write nothing unless `key` is still at `version` (0: it must not exist)."""
+        self.guards.append([self._k(key), version])
+        return self
+
+    def put(self, key: str, record: BaseModel) -> Tx:
+        """Replace a versioned record, bumping its version."""
+        data = record.model_dump_json(exclude={"version"})
+        self.ops.append(["put", self._k(key), data])
+        return self
+
+    def hset(self, key: str, name: str, value: str) -> Tx:
+        self.ops.append(["hset", self._k(key), name, value])
+        return self
+
+    def hdel(self, key: str, name: str) -> Tx:
+        self.ops.append(["hdel", self._k(key), name])
+        return self
+
+    def hincrby(self, key: str, name: str, by: int) -> Tx:
+        self.ops.append(["hincrby", self._k(key), name, by])
+        return self
+
+    def hincrbyfloat(self, key: str, name: str, by: float) -> Tx:
+        # a string keeps Lua's number formatting out of the stored value
+        self.ops.append(["hincrbyfloat", self._k(key), name, repr(float(by))])
+        return self
+
+    def zadd(self, key: str, score: float, member: str) -> Tx:
+        self.ops.append(["zadd", self._k(key), score, member])
+        return self
+
+    def zrem(self, key: str, member: str) -> Tx:
+        self.ops.append(["zrem", self._k(key), member])
+        return self
+
+    def sadd(self, key: str, member: str) -> Tx:
+        self.ops.append(["sadd", self._k(key), member])
+        return self
+
+    def srem(self, key: str, member: str) -> Tx:
+        self.ops.append(["srem", self._k(key), member])
+        return self
+
+    def pexpire(self, key: str, ms: int) -> Tx:
+        self.ops.append(["pexpire", self._k(key), ms])
+        return self
+
+    def persist(self, key: str) -> Tx:
+        self.ops.append(["persist", self._k(key)])
+        return self
+
+    def xadd(self, key: str, fields: dict[str, str]) -> Tx:
+        flat = [x for kv in fields.items() for x in kv]
+        self.ops.append(["xadd", self._k(key), OUTBOX_MAXLEN, flat])
+        return self
+
+
+def connect(url: str | None) -> aioredis.Redis:
+    """A Redis client for `url`, or an in-process fakeredis when None (nothing persisted)."""
+    if url is None:
+        import fakeredis  # the embedded default only; production never imports it
+
+        return fakeredis.FakeAsyncRedis(decode_responses=True)
+    if url.startswith(("redis+cluster://", "rediss+cluster://")):
+        from redis.asyncio.cluster import RedisCluster
+
+        return RedisCluster.from_url(url.replace("+cluster", "", 1), decode_responses=True)
+    return aioredis.from_url(url, decode_responses=True)
+
+
+class Store:
+    """The engine's view of Redis for one organisation."""
+
+    def __init__(self, redis: aioredis.Redis, keys: OrgKeys) -> None:
+        self.redis = redis
+        self.keys = keys
+        self._apply = redis.register_script(_APPLY_LUA)
+
+    async def apply(self, tx: Tx) -> list[str]:
+        """Run the transition atomically; Conflict if a guard failed. Returns outbox ids."""
+        spec = json.dumps({"g": tx.guards, "o": tx.ops}, separators=(",", ":"))
+        try:
+            status, value = await self._apply(keys=tx.keys, args=[spec])
+        except redis.exceptions.ConnectionError as e:
+            raise StoreUnavailable(
+                "The database is unreachable; nothing was changed. Try again shortly."
+            ) from e
+        if status == "conflict":
+            raise Conflict(tx.keys[int(value) - 1])
+        return list(value)
+
+    async def read(self, *calls: tuple[str, Sequence[Any]]) -> list[Any]:
+        """Run several read commands in one round trip, e.g. ("hgetall", [key])."""
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for name, args in calls:
+                    getattr(pipe, name)(*args)
+                return await pipe.execute()
+        except redis.exceptions.ConnectionError as e:
+            raise StoreUnavailable("The database is unreachable. Try again shortly.") from e
+
+
+def versioned(model: type[R], raw: Sequence[Any] | None) -> R | None:
+    """Decode the reply of `HMGET key v data` into a record carrying its version."""
+    if not raw or raw[1] is None:
+        return None
+    record = model.model_validate_json(raw[1])
+    record.version = int(raw[0] or 0)  # type: ignore[attr-defined]
+    return record
+
+
+def hmget_record(key: str) -> tuple[str, Sequence[Any]]:
+    """The read call for a versioned record."""
+    return ("hmget", [key, "v", "data"])

@@ -1,0 +1,158 @@
+"""The pieces every transition shares: history lines, chain advance, ledger and index writes.
+
+Functions here change a Request in memory and add the matching writes and outbox events
+to a Tx; the engine reads, calls them, and applies the Tx atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from workflow.clock import Clock, today_in
+from workflow.directory import Directory
+from workflow.keys import OrgKeys
+from workflow.leave import LEAVE_PREFIX, entry_for, reserved_field, used_field
+from workflow.models import (
+    EventType,
+    HistoryEntry,
+    Request,
+    RequestStatus,
+    StepStatus,
+)
+from workflow.routing import Availability, route
+from workflow.store import Tx
+
+
+@dataclass
+class Change:
+    """A transition being built: the request, its writes, its events."""
+
+    request: Request
+    now: datetime
+    tx: Tx = field(default_factory=Tx)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def log(
+        self, actor: str | None, action: str, *, step: int | None = None, comment: str | None = None
+    ) -> None:
+        self.request.history.append(
+            HistoryEntry(at=self.now, actor=actor, action=action, step=step, comment=comment)
+        )
+
+    def emit(self, type_: EventType, **data: Any) -> None:
+        self.events.append({"type": type_.value, **data})
+
+    def finish(self, keys: OrgKeys) -> Tx:
+        """Write the request (guarded by the version it was read at) and queue the events."""
+        req = self.request
+        self.tx.expect(keys.request(req.id), req.version).put(keys.request(req.id), req)
+        for event in self.events:
+            data = {k: v for k, v in event.items() if k != "type"}
+            self.tx.xadd(
+                keys.outbox,
+                {
+                    "type": event["type"],
+                    "request_id": req.id,
+                    "org": keys.org,
+                    "at": self.now.isoformat(),
+                    "data": json.dumps(data, default=str, separators=(",", ":")),
+                },
+            )
+        return self.tx
+
+
+def advance(
+    change: Change,
+    start_index: int,
+    *,
+    directory: Directory,
+    clock: Clock,
+    keys: OrgKeys,
+    availability: Availability,
+) -> None:
+    """Open the next step from `start_index` (auto-approving where the chain says), or approve."""
+    req = change.request
+    for step in req.steps[start_index:]:
+        if step.auto_approve:
+            step.status = StepStatus.AUTO_APPROVED
+            step.decided_at = change.now
+            change.log(
+                None,
+                "auto_approved",
+                step=step.index,
+                comment="Approved automatically by the process rules.",
+            )
+            continue
+        today = today_in(clock, directory.timezone_of(step.approver))
+        r = route(step.approver, req.requester, today, directory, availability)
+        step.assignee = r.assignee
+        step.status = StepStatus.PENDING
+        step.assigned_at = change.now
+        step.routed_reason = r.explain(directory)
+        req.current_step = step.index
+        if step.routed_reason:
+            change.log(None, "routed", step=step.index, comment=step.routed_reason)
+        change.tx.sadd(keys.user_tasks(r.assignee), req.id)
+        change.emit(
+            EventType.TASK_ASSIGNED,
+            step=step.index,
+            assignee=r.assignee,
+            approver=step.approver,
+            routed_reason=r.reason,
+            routed_from=r.via,
+        )
+        return
+    req.status = RequestStatus.APPROVED
+    req.current_step = None
+    req.decided_at = change.now
+    change.log(None, "approved")
+    change.emit(EventType.REQUEST_APPROVED)
+
+
+def close_open_steps(change: Change, keys: OrgKeys) -> None:
+    """Mark every step not yet decided as cancelled and take the task off its holder's list."""
+    for step in change.request.steps:
+        if step.status is StepStatus.PENDING and step.assignee:
+            change.tx.srem(keys.user_tasks(step.assignee), change.request.id)
+        if step.status in (StepStatus.PENDING, StepStatus.WAITING):
+            step.status = StepStatus.CANCELLED
+    change.request.current_step = None
+
+
+def move_leave(
+    change: Change, keys: OrgKeys, before: RequestStatus, ledger_version: int | None
+) -> None:
+    """Keep the requester's ledger and the leave calendar in step with the request's status.
+
+    Submitting reserves the days, approval turns them into used days, a rejection or a
+    withdrawal releases them. `ledger_version` guards the ledger when the change adds days.
+    """
+    req = change.request
+    if not req.is_leave or before == req.status:
+        return
+    ledger = keys.ledger(req.requester)
+    tx = change.tx
+    if ledger_version is not None:
+        tx.expect(ledger, ledger_version)
+    tx.hincrby(ledger, "v", 1)  # so a concurrent submit by the same person sees the change
+    leave_type = req.fields["leave_type"]
+    by_year = {int(y): float(d) for y, d in req.derived.get("days_by_year", {}).items()}
+    calendar_field = f"{req.requester}|{req.id}"
+    entry = entry_for(req.id, req.requester, req.fields, req.status).model_dump_json()
+    was_reserved = before is RequestStatus.PENDING
+    for year, days in by_year.items():
+        if was_reserved:
+            tx.hincrbyfloat(ledger, reserved_field(year, leave_type), -days)
+        if req.status is RequestStatus.PENDING:
+            tx.hincrbyfloat(ledger, reserved_field(year, leave_type), days)
+        elif req.status is RequestStatus.APPROVED:
+            tx.hincrbyfloat(ledger, used_field(year, leave_type), days)
+    if req.status in (RequestStatus.PENDING, RequestStatus.APPROVED):
+        tx.hset(ledger, LEAVE_PREFIX + req.id, entry)
+        tx.hset(keys.leave_calendar, calendar_field, entry)
+    else:
+        tx.hdel(ledger, LEAVE_PREFIX + req.id)
+        tx.hdel(keys.leave_calendar, calendar_field)
