@@ -52,7 +52,10 @@ class Person(_Strict):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, v: str) -> str:
-        zone(v)
+        try:
+            zone(v)
+        except ConfigError as e:
+            raise ValueError(str(e)) from e
         return v
 
     @field_validator("country")
@@ -326,7 +329,7 @@ def parse_config(text: str, source: str = "<config>") -> OrgConfig:
         for err in e.errors()[:5]:
             loc = err["loc"]
             where = _dotted(loc)
-            line = _line_of(text, data, loc)
+            line = _line_of(text, loc, err["msg"])
             at = f" (line {line})" if line else ""
             lines.append(f"{where}{at}: {err['msg']}")
         more = f" (+{e.error_count() - 5} more)" if e.error_count() > 5 else ""
@@ -340,43 +343,53 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _line_of(text: str, data: dict[str, Any], loc: tuple[Any, ...]) -> int | None:
-    """Best-effort line number of `loc` in the TOML text (tomllib keeps no positions)."""
+def _line_of(text: str, loc: tuple[Any, ...], message: str) -> int | None:
+    """Best-effort line of the error in the TOML text (tomllib keeps no positions).
+
+    Follows the key path through `[[array]]` blocks to the key's own line; for an error on a
+    whole block (a cross-reference), the line in that block quoting a value the message names.
+    """
     lines = text.splitlines()
-    start, end = 0, len(lines)
-    path: list[str] = []
+    start, end, path, block = 0, len(lines), [], None
+
+    def key_line(key: str) -> int | None:
+        pattern = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+        return next((n + 1 for n in range(start, end) if pattern.match(lines[n])), None)
+
     i = 0
     while i < len(loc):
         part = loc[i]
         nxt = loc[i + 1] if i + 1 < len(loc) else None
-        if isinstance(part, str) and isinstance(nxt, int):
+        if not isinstance(part, str):
+            break
+        if isinstance(nxt, int):
             path.append(part)
             header = re.compile(r"^\s*\[\[\s*" + re.escape(".".join(path)) + r"\s*\]\]")
             hits = [n for n in range(start, end) if header.match(lines[n])]
-            if nxt >= len(hits):
-                return None
-            start = hits[nxt]
-            # the block ends at the next header of the same array or of a shallower table
-            shallower = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.]+)")
+            if nxt >= len(hits):  # an inline array: its key's line is as close as we get
+                return key_line(part) or block
+            start, block = hits[nxt], hits[nxt] + 1
+            table = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.]+)")
             for n in range(start + 1, end):
-                m = shallower.match(lines[n])
+                m = table.match(lines[n])
                 if m and not m.group(1).startswith(".".join(path) + "."):
                     end = n
                     break
             i += 2
             continue
-        if isinstance(part, str):
-            key = re.compile(r"^\s*" + re.escape(part) + r"\s*=")
-            for n in range(start, end):
-                if key.match(lines[n]):
-                    return n + 1
-            table = re.compile(r"^\s*\[\s*" + re.escape(".".join([*path, part])) + r"\s*\]")
-            for n in range(start, end):
-                if table.match(lines[n]):
-                    start = n
-                    path.append(part)
-                    break
-            else:
-                return start + 1 if start else None
+        found = key_line(part)
+        if found is not None:
+            return found
+        table = re.compile(r"^\s*\[\s*" + re.escape(".".join([*path, part])) + r"\s*\]")
+        hit = next((n for n in range(start, end) if table.match(lines[n])), None)
+        if hit is None:
+            break
+        start, block = hit, hit + 1
+        path.append(part)
         i += 1
-    return start + 1
+    for value in reversed(re.findall(r"'([^']+)'", message)):
+        quoted = re.compile(r'"[^"]*' + re.escape(value) + r'[^"]*"')
+        for n in range(start, end):
+            if quoted.search(lines[n]):
+                return n + 1
+    return block

@@ -14,7 +14,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
@@ -108,8 +108,9 @@ class Engine(Queries):
                 await asyncio.sleep(random.uniform(0, 0.002 * (n + 1)))
         raise ConcurrentUpdate(f"Too many simultaneous changes to this {what}; please try again.")
 
-    def _now(self):
-        return self.clock.now(UTC)
+    def _now(self, person_id: str) -> datetime:
+        """Now, for this person: with a fixed demo clock, that is its wall time where they are."""
+        return self.clock.now(self.directory.timezone_of(person_id))
 
     # --- submit -----------------------------------------------------------------------------
 
@@ -137,7 +138,7 @@ class Engine(Queries):
             leave.check_reason(leave_type, clean)
             leave.check_dates(clean, derived, today, self.config)
         steps = resolve_chain(process, person, {**clean, **derived}, self.directory)
-        now = self._now()
+        now = self._now(actor)
         request = Request(
             id=new_id("R-", 8),
             process=process.key,
@@ -242,7 +243,7 @@ class Engine(Queries):
                 leave.entry_for(req.id, actor, req.fields, RequestStatus.PENDING), ledger
             )
             leave.check_balance(ledger, leave_type, person, req.derived["days_by_year"])
-        change = Change(req, self._now())
+        change = Change(req, self._now(actor))
         req.status = RequestStatus.PENDING
         req.submitted_at = change.now
         change.log(actor, "submitted")
@@ -369,7 +370,7 @@ class Engine(Queries):
             )
         avail = self.availability(cal, dels)
         self._check_decider(req, index, actor, decision, comment, avail)
-        change = Change(req, self._now())
+        change = Change(req, self._now(actor))
         step.status, step.decided_by, step.decided_at = done, actor, change.now
         step.comment = (comment or "").strip() or None
         on_behalf = (
@@ -446,7 +447,7 @@ class Engine(Queries):
         if req.status is RequestStatus.WITHDRAWN:
             await self._close_pending(pending, req)
             return req
-        change = Change(req, self._now())
+        change = Change(req, self._now(actor))
         step = req.open_step()
         assignee = step.assignee if step else None
         close_open_steps(change, self.keys)
@@ -475,7 +476,7 @@ class Engine(Queries):
         if req.open_step() is None:
             raise InvalidState(f"Request {req.id} is {req.status.value}; nobody needs reminding.")
         gap = timedelta(hours=self.process(req.process).reminder_min_interval_hours)
-        if req.last_reminded_at is not None and self._now() < req.last_reminded_at + gap:
+        if req.last_reminded_at is not None and self._now(actor) < req.last_reminded_at + gap:
             next_at = (req.last_reminded_at + gap).astimezone(self.directory.timezone_of(actor))
             raise TooSoon(
                 f"A reminder was already sent for request {req.id}; the next one can go after "
@@ -493,7 +494,7 @@ class Engine(Queries):
         self._check_remind(req, actor)
         step = req.open_step()
         assert step is not None and step.assignee is not None
-        change = Change(req, self._now())
+        change = Change(req, self._now(actor))
         req.last_reminded_at = change.now
         change.log(actor, "reminded", step=step.index, comment=(note or "").strip() or None)
         change.emit(
@@ -508,7 +509,7 @@ class Engine(Queries):
     async def _store_pending(
         self, kind: PendingKind, actor: str, request: Request, payload: dict[str, Any]
     ) -> Proposal:
-        now = self._now()
+        now = self._now(actor)
         ttl = timedelta(hours=self.config.policy.pending_action_ttl_hours)
         pending = PendingAction(
             id=new_id("P-", 16),
@@ -573,7 +574,7 @@ class Engine(Queries):
                 raise InvalidState(
                     "This was cancelled; nothing was done. Ask again if you still want it."
                 )
-            if self._now() >= pending.expires_at:
+            if self._now(actor) >= pending.expires_at:
                 raise InvalidState(
                     "This confirmation has expired; nothing was done. Please ask again."
                 )

@@ -24,7 +24,7 @@ R = TypeVar("R", bound=BaseModel)
 
 # Outbox length kept by XADD's approximate trim: far beyond what the notifier lags by.
 OUTBOX_MAXLEN = 100_000
-_APPLY_LUA = resources.files("workflow.lua").joinpath("apply.lua").read_text("utf-8")
+_APPLY_LUA = resources.files("workflow").joinpath("lua", "apply.lua").read_text("utf-8")
 
 
 class Conflict(Exception):

@@ -1,0 +1,36 @@
+"""Small helpers shared by the engine tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workflow.engine import Engine
+from workflow.models import Request
+
+SICK_6_DAYS = {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-10", "reason": "flu"}
+ANNUAL_2_DAYS = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+
+
+async def submitted(engine: Engine, actor: str = "zhangsan", fields: dict[str, Any] | None = None, process: str = "leave") -> Request:
+    """Prepare and confirm a request as its requester would with two clicks."""
+    proposal = await engine.prepare_submit(actor, process, fields or SICK_6_DAYS)
+    outcome = await engine.confirm(proposal.pending.id, actor)
+    return outcome.request
+
+
+async def state(engine: Engine, *people: str) -> dict[str, Any]:
+    """Everything a refused action must leave untouched: outbox, ledgers, tasks, calendar."""
+    r = engine.store.redis
+    k = engine.keys
+    snap: dict[str, Any] = {"outbox": await r.xlen(k.outbox), "calendar": await r.hgetall(k.leave_calendar)}
+    for p in people or ("zhangsan", "wangfang", "liuyang", "lisi"):
+        snap[f"ledger:{p}"] = await r.hgetall(k.ledger(p))
+        snap[f"tasks:{p}"] = await r.smembers(k.user_tasks(p))
+        snap[f"requests:{p}"] = await r.zrange(k.user_requests(p), 0, -1)
+    return snap
+
+
+async def events(engine: Engine) -> list[tuple[str, str]]:
+    """(type, request id) of every outbox event, in order."""
+    entries = await engine.store.redis.xrange(engine.keys.outbox)
+    return [(f["type"], f["request_id"]) for _, f in entries]
