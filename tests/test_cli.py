@@ -20,8 +20,13 @@ def test_people_json_lists_the_directory_one_object_per_line(capsys, monkeypatch
     assert set(rows[0]) == {"id", "name", "email", "manager", "roles", "timezone", "country"}
     zhang = next(r for r in rows if r["id"] == "zhangsan")
     assert zhang == {
-        "id": "zhangsan", "name": "张三", "email": "zhang.san@acme.example", "manager": "wangfang",
-        "roles": [], "timezone": "Asia/Shanghai", "country": "CN",
+        "id": "zhangsan",
+        "name": "张三",
+        "email": "zhang.san@acme.example",
+        "manager": "wangfang",
+        "roles": [],
+        "timezone": "Asia/Shanghai",
+        "country": "CN",
     }
 
 
@@ -36,7 +41,10 @@ def test_a_bad_config_path_stops_with_one_line(capsys, monkeypatch, tmp_path):
 def test_the_demo_runs_end_to_end_through_the_installed_command():
     """`approvals-bot demo` plays a full approval and a rejection with the refusals, and exits 0."""
     done = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "demo"], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "bot.cli", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"},
     )
     assert done.returncode == 0, done.stderr

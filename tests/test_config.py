@@ -34,13 +34,29 @@ def _broken(old: str, new: str) -> str:
     ("old", "new", "expected"),
     [
         ('manager = "wangfang"', 'manager = "nobody"', "manager 'nobody'"),
-        ('timezone = "Asia/Shanghai"', 'timezone = "Mars/Olympus"', "Unknown timezone 'Mars/Olympus'"),
+        (
+            'timezone = "Asia/Shanghai"',
+            'timezone = "Mars/Olympus"',
+            "Unknown timezone 'Mars/Olympus'",
+        ),
         ('country = "CN"', 'country = "XX"', "Unknown country code 'XX'"),
         ('approver = "role:hr"', 'approver = "role:astronaut"', "nobody has the role 'astronaut'"),
         ('approver = "manager"', 'approver = "the boss"', "approver must be manager"),
-        ('{ field = "amount", op = "gt", value = 1000 }', '{ field = "amount", op = "more", value = 1000 }', "op"),
-        ('{ field = "amount", op = "gt", value = 1000 }', '{ field = "price", op = "gt", value = 1000 }', "unknown field 'price'"),
-        ('email = "li.si@acme.example"', 'email = "zhang.san@acme.example"', "email used by more than one person"),
+        (
+            '{ field = "amount", op = "gt", value = 1000 }',
+            '{ field = "amount", op = "more", value = 1000 }',
+            "op",
+        ),
+        (
+            '{ field = "amount", op = "gt", value = 1000 }',
+            '{ field = "price", op = "gt", value = 1000 }',
+            "unknown field 'price'",
+        ),
+        (
+            'email = "li.si@acme.example"',
+            'email = "zhang.san@acme.example"',
+            "email used by more than one person",
+        ),
         ('title = "CEO"', 'title = "CEO"\nsalary = 1', "salary"),
     ],
 )

@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from tests.helpers import ANNUAL_2_DAYS, SICK_6_DAYS, events, state, submitted
+from tests.helpers import ANNUAL_2_DAYS, events, state, submitted
 from workflow.engine import Engine
 from workflow.errors import InvalidState, NotAllowed, TooSoon, ValidationFailed
 from workflow.models import RequestStatus, StepStatus
@@ -37,7 +37,12 @@ async def test_a_two_step_leave_goes_from_manager_to_hr_to_approved(engine: Engi
         (None, "approved", None, None),
     ]
     assert [t for t, _ in await events(engine)] == [
-        "request_submitted", "task_assigned", "step_approved", "task_assigned", "step_approved", "request_approved",
+        "request_submitted",
+        "task_assigned",
+        "step_approved",
+        "task_assigned",
+        "step_approved",
+        "request_approved",
     ]
 
 
@@ -84,7 +89,7 @@ async def test_a_decided_step_cannot_be_decided_differently(engine: Engine):
 async def test_a_step_that_is_not_open_cannot_be_decided(engine: Engine):
     """HR cannot decide step 2 before the manager has decided step 1; a missing step is named."""
     req = await submitted(engine)
-    with pytest.raises(InvalidState, match="Step 2 .* is not open"):
+    with pytest.raises(InvalidState, match=r"Step 2 .* is not open"):
         await engine.decide(req.id, 1, "liuyang", "approve")
     with pytest.raises(ValidationFailed, match="no step 5"):
         await engine.decide(req.id, 4, "wangfang", "approve")
@@ -127,13 +132,19 @@ async def test_withdraw_is_the_requesters_until_the_decision(engine: Engine):
         await engine.withdraw(req.id, "wangfang")
     done = await engine.withdraw(req.id, "zhangsan", "feeling better")
     assert done.status is RequestStatus.WITHDRAWN
-    assert (await engine.withdraw(req.id, "zhangsan")).status is RequestStatus.WITHDRAWN  # idempotent
+    assert (
+        await engine.withdraw(req.id, "zhangsan")
+    ).status is RequestStatus.WITHDRAWN  # idempotent
     assert await engine.my_approvals("wangfang") == []
     sick = _balance(await engine.balances("zhangsan", 2026), "sick")
     assert sick.reserved == 0
     with pytest.raises(InvalidState, match="withdrawn"):
         await engine.decide(req.id, 0, "wangfang", "approve")
-    withdrawn_events = [e for e in await engine.store.redis.xrange(engine.keys.outbox) if e[1]["type"] == "request_withdrawn"]
+    withdrawn_events = [
+        e
+        for e in await engine.store.redis.xrange(engine.keys.outbox)
+        if e[1]["type"] == "request_withdrawn"
+    ]
     assert len(withdrawn_events) == 1 and '"assignee":"wangfang"' in withdrawn_events[0][1]["data"]
 
     approved = await submitted(engine, fields=ANNUAL_2_DAYS)
@@ -157,7 +168,11 @@ async def test_reminders_are_rate_limited(engine: Engine, clock):
         await engine.prepare_remind("lisi", req.id)
     p = await engine.prepare_remind("zhangsan", req.id, "flight on Friday")
     await engine.confirm(p.pending.id, "zhangsan")
-    reminder = [e for e in await engine.store.redis.xrange(engine.keys.outbox) if e[1]["type"] == "reminder_sent"]
+    reminder = [
+        e
+        for e in await engine.store.redis.xrange(engine.keys.outbox)
+        if e[1]["type"] == "reminder_sent"
+    ]
     assert len(reminder) == 1 and '"assignee":"wangfang"' in reminder[0][1]["data"]
     with pytest.raises(TooSoon, match="2026-12-02 13:00"):
         await engine.prepare_remind("zhangsan", req.id)
@@ -168,13 +183,23 @@ async def test_reminders_are_rate_limited(engine: Engine, clock):
 
 async def test_an_approver_on_leave_today_is_routed_to_their_manager(engine: Engine, clock):
     """While 王芳 is on approved leave, new steps go to her manager and the history says why."""
-    own = await submitted(engine, actor="wangfang", fields={"leave_type": "annual", "start": "2026-12-02", "end": "2026-12-04"})
+    own = await submitted(
+        engine,
+        actor="wangfang",
+        fields={"leave_type": "annual", "start": "2026-12-02", "end": "2026-12-04"},
+    )
     await engine.decide(own.id, 0, "david", "approve")
     req = await submitted(engine, fields=ANNUAL_2_DAYS)
     step = req.steps[0]
     assert (step.approver, step.assignee) == ("wangfang", "david")
-    assert "王芳 is on leave until 2026-12-04; sent to David Chen." in [h.comment for h in req.history]
-    task = [e for e in await engine.store.redis.xrange(engine.keys.outbox) if e[1]["type"] == "task_assigned" and e[1]["request_id"] == req.id]
+    assert "王芳 is on leave until 2026-12-04; sent to David Chen." in [
+        h.comment for h in req.history
+    ]
+    task = [
+        e
+        for e in await engine.store.redis.xrange(engine.keys.outbox)
+        if e[1]["type"] == "task_assigned" and e[1]["request_id"] == req.id
+    ]
     assert '"routed_reason":"on_leave"' in task[0][1]["data"]
     decided = await engine.decide(req.id, 0, "david", "approve")
     assert decided.status is RequestStatus.APPROVED

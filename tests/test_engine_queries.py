@@ -35,7 +35,15 @@ async def test_who_is_out_shows_names_and_dates_only(engine: Engine):
     assert [(o.person, o.tentative) for o in out] == [("zhangsan", False), ("oliver", True)]
     text = json.dumps([o.as_dict() for o in out], ensure_ascii=False)
     assert "sick" not in text and "flu" not in text
-    assert set(out[0].as_dict()) == {"person", "name", "start", "end", "start_half", "end_half", "tentative"}
+    assert set(out[0].as_dict()) == {
+        "person",
+        "name",
+        "start",
+        "end",
+        "start_half",
+        "end_half",
+        "tentative",
+    }
     sales = await engine.who_is_out("priya", date(2026, 12, 1), date(2026, 12, 31), team="sales")
     assert [o.person for o in sales] == ["oliver"]
     assert await engine.who_is_out("priya", date(2027, 2, 1), date(2027, 2, 5)) == []
@@ -45,11 +53,21 @@ async def test_who_is_out_shows_names_and_dates_only(engine: Engine):
 
 async def test_the_approvers_view_shows_teammates_out_and_the_balance_after(engine: Engine):
     """王芳's card for 张三 shows 李四 out on overlapping days (not 张三 himself, not other teams) and 张三's balance after."""
-    await submitted(engine, actor="lisi", fields={"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-08"})
-    await submitted(engine, actor="oliver", fields={"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-08"})
+    await submitted(
+        engine,
+        actor="lisi",
+        fields={"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-08"},
+    )
+    await submitted(
+        engine,
+        actor="oliver",
+        fields={"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-08"},
+    )
     req = await submitted(engine, fields=SICK_6_DAYS)
     view = await engine.request_view(req.id, "wangfang")
-    assert [(o.name, o.start.isoformat(), o.end.isoformat()) for o in view.team_out] == [("李四", "2026-12-07", "2026-12-08")]
+    assert [(o.name, o.start.isoformat(), o.end.isoformat()) for o in view.team_out] == [
+        ("李四", "2026-12-07", "2026-12-08")
+    ]
     assert view.balance_after == 4
 
 
@@ -59,7 +77,9 @@ async def test_my_requests_by_status_newest_first(engine: Engine, clock):
 
     a = await submitted(engine, fields=ANNUAL_2_DAYS)
     clock.advance(timedelta(minutes=1))
-    b = await submitted(engine, fields={"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-03"})
+    b = await submitted(
+        engine, fields={"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-03"}
+    )
     await engine.withdraw(a.id, "zhangsan")
     mine = await engine.my_requests("zhangsan")
     assert [r.id for r in mine] == [b.id, a.id]

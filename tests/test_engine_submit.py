@@ -41,7 +41,10 @@ async def test_confirm_submits_once_and_a_second_confirm_returns_the_first_resul
     second = await engine.confirm(p.pending.id, "zhangsan")
     assert second.repeated and second.request.id == first.request.id
     assert await state(engine) == after_first
-    assert await events(engine) == [("request_submitted", p.request.id), ("task_assigned", p.request.id)]
+    assert await events(engine) == [
+        ("request_submitted", p.request.id),
+        ("task_assigned", p.request.id),
+    ]
 
 
 async def test_submit_by_draft_id_is_idempotent(engine: Engine):
@@ -128,12 +131,28 @@ async def test_a_change_makes_a_new_draft_and_cancels_the_old_card(engine: Engin
         ({**SICK_6_DAYS, "start": "next week"}, "start", "YYYY-MM-DD"),
         ({k: v for k, v in SICK_6_DAYS.items() if k != "start"}, "start", "is required"),
         ({**SICK_6_DAYS, "approver": "lisi"}, "approver", "is not a field"),
-        ({**SICK_6_DAYS, "start": "2026-12-03", "end": "2026-12-03", "start_half": True, "end_half": True}, "start_half", "no time off"),
-        ({"leave_type": "personal", "start": "2026-12-03", "end": "2026-12-03"}, "reason", "needs a reason"),
+        (
+            {
+                **SICK_6_DAYS,
+                "start": "2026-12-03",
+                "end": "2026-12-03",
+                "start_half": True,
+                "end_half": True,
+            },
+            "start_half",
+            "no time off",
+        ),
+        (
+            {"leave_type": "personal", "start": "2026-12-03", "end": "2026-12-03"},
+            "reason",
+            "needs a reason",
+        ),
         ({**SICK_6_DAYS, "reason": "x" * 501}, "reason", "too long"),
     ],
 )
-async def test_bad_leave_fields_are_refused_with_the_field_named(engine: Engine, fields, field, message):
+async def test_bad_leave_fields_are_refused_with_the_field_named(
+    engine: Engine, fields, field, message
+):
     """Each bad field gets a ValidationFailed naming that field, and nothing is stored."""
     before = await state(engine)
     with pytest.raises(ValidationFailed) as e:
@@ -153,7 +172,9 @@ async def test_china_make_up_working_day_and_national_day_are_counted(engine: En
     assert p.request.derived["working_days"] == 6
 
 
-async def test_english_bank_holidays_do_not_count_and_a_leave_over_new_year_uses_both_years(engine: Engine):
+async def test_english_bank_holidays_do_not_count_and_a_leave_over_new_year_uses_both_years(
+    engine: Engine,
+):
     """Oliver in London: Christmas, Boxing Day (observed) and New Year's Day are not working days."""
     p = await engine.prepare_submit(
         "oliver", "leave", {"leave_type": "annual", "start": "2026-12-21", "end": "2027-01-04"}
@@ -166,7 +187,13 @@ async def test_half_days_count_half(engine: Engine):
     p = await engine.prepare_submit(
         "zhangsan",
         "leave",
-        {"leave_type": "annual", "start": "2026-12-04", "end": "2026-12-07", "start_half": True, "end_half": True},
+        {
+            "leave_type": "annual",
+            "start": "2026-12-04",
+            "end": "2026-12-07",
+            "start_half": True,
+            "end_half": True,
+        },
     )
     assert p.request.derived["working_days"] == 1.0
 
@@ -174,7 +201,8 @@ async def test_half_days_count_half(engine: Engine):
 async def test_half_a_day_of_sick_leave_is_approved_automatically(engine: Engine):
     """The leave process auto-approves half a day of sick leave: no task, the days are used at once."""
     req = await submitted(
-        engine, fields={"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-03", "end_half": True}
+        engine,
+        fields={"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-03", "end_half": True},
     )
     assert req.status is RequestStatus.APPROVED
     assert req.steps[0].status is StepStatus.AUTO_APPROVED
@@ -186,13 +214,20 @@ async def test_half_a_day_of_sick_leave_is_approved_automatically(engine: Engine
 
 async def test_over_balance_is_refused_with_the_numbers(engine: Engine):
     """Asking for more than is left says how much was asked, how much is left and why."""
-    await submitted(engine, fields={"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-18"})
+    await submitted(
+        engine, fields={"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-18"}
+    )
     before = await state(engine)
     with pytest.raises(InsufficientBalance) as e:
         await engine.prepare_submit(
-            "zhangsan", "leave", {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-28"}
+            "zhangsan",
+            "leave",
+            {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-28"},
         )
-    assert "6 working days of annual leave in 2026, but only 5 are left (10 a year, 0 taken, 5 awaiting approval)" in str(e.value)
+    assert (
+        "6 working days of annual leave in 2026, but only 5 are left (10 a year, 0 taken, 5 awaiting approval)"
+        in str(e.value)
+    )
     assert await state(engine) == before
 
 
@@ -208,7 +243,9 @@ async def test_overlap_with_own_pending_or_approved_leave_is_refused(engine: Eng
     """A second leave on days already requested names the existing request."""
     first = await submitted(engine, fields=ANNUAL_2_DAYS)
     with pytest.raises(OverlappingLeave, match=first.id):
-        await engine.prepare_submit("zhangsan", "leave", {**SICK_6_DAYS, "start": "2026-12-15", "end": "2026-12-16"})
+        await engine.prepare_submit(
+            "zhangsan", "leave", {**SICK_6_DAYS, "start": "2026-12-15", "end": "2026-12-16"}
+        )
     # morning of the 15th taken by a new request, afternoon of the 15th free → no overlap when halves fit
     p = await engine.prepare_submit(
         "zhangsan", "leave", {"leave_type": "sick", "start": "2026-12-16", "end": "2026-12-16"}
@@ -218,9 +255,19 @@ async def test_overlap_with_own_pending_or_approved_leave_is_refused(engine: Eng
 
 async def test_half_days_on_the_same_date_do_not_overlap(engine: Engine):
     """Morning off in one request and afternoon off in another is allowed."""
-    await submitted(engine, fields={"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14", "end_half": True})
+    await submitted(
+        engine,
+        fields={
+            "leave_type": "annual",
+            "start": "2026-12-14",
+            "end": "2026-12-14",
+            "end_half": True,
+        },
+    )
     p = await engine.prepare_submit(
-        "zhangsan", "leave", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14", "start_half": True}
+        "zhangsan",
+        "leave",
+        {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14", "start_half": True},
     )
     assert p.request.derived["working_days"] == 0.5
 
@@ -237,8 +284,12 @@ async def test_a_withdrawn_leave_frees_its_days_for_a_new_request(engine: Engine
 
 async def test_the_balance_is_checked_again_at_submit(engine: Engine):
     """Two drafts that each fit but not together: the second Submit is refused."""
-    a = await engine.prepare_submit("zhangsan", "leave", {"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-11"})
-    b = await engine.prepare_submit("zhangsan", "leave", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-21"})
+    a = await engine.prepare_submit(
+        "zhangsan", "leave", {"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-11"}
+    )
+    b = await engine.prepare_submit(
+        "zhangsan", "leave", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-21"}
+    )
     await engine.confirm(a.pending.id, "zhangsan")
     with pytest.raises(InsufficientBalance):
         await engine.confirm(b.pending.id, "zhangsan")
@@ -247,7 +298,12 @@ async def test_the_balance_is_checked_again_at_submit(engine: Engine):
 
 async def test_expense_over_1000_adds_finance_and_small_ones_do_not(engine: Engine):
     """The expense chain's condition is data: amount > 1000 adds the finance step."""
-    base = {"currency": "CNY", "category": "equipment", "spent_on": "2026-11-30", "description": "monitor"}
+    base = {
+        "currency": "CNY",
+        "category": "equipment",
+        "spent_on": "2026-11-30",
+        "description": "monitor",
+    }
     small = await engine.prepare_submit("zhangsan", "expense", {**base, "amount": "999.99"})
     big = await engine.prepare_submit("zhangsan", "expense", {**base, "amount": 1500})
     assert [s.approver for s in small.request.steps] == ["wangfang"]
@@ -263,14 +319,22 @@ async def test_a_long_expensive_trip_goes_up_two_levels_and_to_finance(engine: E
     p = await engine.prepare_submit(
         "oliver",
         "business_trip",
-        {"destination": "Shanghai", "start": "2027-01-11", "end": "2027-01-22", "purpose": "customer visits", "estimated_cost": 4200},
+        {
+            "destination": "Shanghai",
+            "start": "2027-01-11",
+            "end": "2027-01-22",
+            "purpose": "customer visits",
+            "estimated_cost": 4200,
+        },
     )
     assert [s.approver for s in p.request.steps] == ["emma", "david", "sarah"]
 
 
 async def test_the_ceo_s_leave_goes_to_hr(engine: Engine):
     """Someone with no manager still gets an approver, never themselves."""
-    p = await engine.prepare_submit("david", "leave", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14"})
+    p = await engine.prepare_submit(
+        "david", "leave", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14"}
+    )
     assert [s.approver for s in p.request.steps] == ["liuyang"]
 
 

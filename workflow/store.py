@@ -134,7 +134,7 @@ class Store:
         spec = json.dumps({"g": tx.guards, "o": tx.ops}, separators=(",", ":"))
         try:
             status, value = await self._apply(keys=tx.keys, args=[spec])
-        except redis.exceptions.ConnectionError as e:
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
             raise StoreUnavailable(
                 "The database is unreachable; nothing was changed. Try again shortly."
             ) from e
@@ -149,7 +149,7 @@ class Store:
                 for name, args in calls:
                     getattr(pipe, name)(*args)
                 return await pipe.execute()
-        except redis.exceptions.ConnectionError as e:
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
             raise StoreUnavailable("The database is unreachable. Try again shortly.") from e
 
 
