@@ -14,6 +14,7 @@ from datetime import datetime
 import fakeredis
 import pytest
 import redis.asyncio as aioredis
+import structlog
 
 from workflow.clock import FixedClock
 from workflow.config import Organisation, OrgConfig, load_config
@@ -51,6 +52,13 @@ async def delete_org(client: aioredis.Redis, org: str) -> None:
     """Remove every key of a test organisation (tests only: the product never scans)."""
     async for key in client.scan_iter(match="{" + org + "}:*", count=500):
         await client.delete(key)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_structlog():
+    """A test that configures logging (the CLI does) must not leave a logger bound to a closed stream."""
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture

@@ -88,7 +88,7 @@ def _decode_nested(value: Any, schema: Mapping[str, Any] | None) -> Any:
     if isinstance(value, list):
         items = (schema or {}).get("items")
         return [_decode_nested(v, items if isinstance(items, Mapping) else None) for v in value]
-    if isinstance(value, str) and (schema or {}).get("type") != "string":
+    if isinstance(value, str) and not _allows_string(schema):
         text = value.strip()
         if text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
             try:
@@ -98,6 +98,17 @@ def _decode_nested(value: Any, schema: Mapping[str, Any] | None) -> Any:
             if isinstance(decoded, dict | list):
                 return _decode_nested(decoded, schema)
     return value
+
+
+def _allows_string(schema: Mapping[str, Any] | None) -> bool:
+    """Whether a JSON schema accepts a string (pydantic writes `str | None` as anyOf)."""
+    if not schema:
+        return False
+    declared = schema.get("type")
+    if declared == "string" or (isinstance(declared, list) and "string" in declared):
+        return True
+    branches = [*(schema.get("anyOf") or ()), *(schema.get("oneOf") or ())]
+    return any(_allows_string(b) for b in branches if isinstance(b, Mapping))
 
 
 def _make_call(call_id: Any, name: str, raw: Any, schemas: Schemas, *, truncated: bool) -> ToolCall:
@@ -230,16 +241,15 @@ def _xml_call(name: str, body: str, schemas: Schemas) -> _Found:
 
 
 def _xml_value(text: str, schema: Mapping[str, Any] | None) -> Any:
-    # As Qwen's own parser: text for strings, JSON for anything the schema says is not a
+    # Like Qwen's reference parser: text for strings, JSON for anything the schema says is not a
     # string; without a schema only objects and arrays are decoded (pydantic coerces the rest).
-    declared = (schema or {}).get("type")
-    if declared == "string":
+    if _allows_string(schema):
         return text
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
         return text
-    if declared is None and not isinstance(value, dict | list):
+    if schema is None and not isinstance(value, dict | list):
         return text
     return value
 

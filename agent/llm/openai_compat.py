@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import structlog
@@ -34,8 +35,6 @@ from agent.llm.retry import (
 )
 from agent.llm.wire import build_body, response_from_wire, usage_from_wire
 from agent.messages import Message, ModelResponse, ToolSpec
-
-log = structlog.get_logger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -59,6 +58,7 @@ class OpenAICompatModel:
 
     Pass `session` to share one aiohttp session; otherwise one is created on first use and
     closed by `close()`. `sleep`, `rand` and `clock` are injectable so tests do not wait.
+    A base URL that is not http(s) raises ValueError here, at start-up.
     """
 
     def __init__(
@@ -80,6 +80,12 @@ class OpenAICompatModel:
         # Flips to False after the server refuses a forced tool_choice; the loop enforces it.
         self._forcing_supported = options.supports_required_tool_choice
         self._url = f"{options.base_url.rstrip('/')}/chat/completions"
+        url = urlsplit(self._url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(
+                f"LLM_BASE_URL {options.base_url!r} is not an http(s) URL: give the server's "
+                "address with its API version, e.g. http://localhost:11434/v1."
+            )
 
     async def __aenter__(self) -> OpenAICompatModel:
         return self
@@ -175,7 +181,7 @@ class OpenAICompatModel:
             )
         except aiohttp.InvalidURL as e:
             raise ModelRejected(
-                f"LLM_BASE_URL {self.options.base_url!r} is not a valid URL: use the server's "
+                f"LLM_BASE_URL {self.options.base_url!r} is not a valid URL: give the server's "
                 "address with its API version, e.g. http://localhost:11434/v1."
             ) from e
         except aiohttp.ClientError as e:
@@ -270,6 +276,9 @@ class OpenAICompatModel:
         self, attempt: int, started: float, status: int | None, outcome: dict[str, Any] | _Failure
     ) -> None:
         """One event per HTTP attempt: no API key, no message contents, no provider text."""
+        # Fetched per call, not at import: a module-level proxy cached under
+        # cache_logger_on_first_use keeps its first configuration and escapes capture_logs.
+        log = structlog.get_logger(__name__)
         fields: dict[str, Any] = {
             "model": self.options.model,
             "base_url": self.options.base_url,

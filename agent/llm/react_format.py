@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.llm.normalize import CUT_OFF_ERROR, new_call_id, normalize_arguments, strip_fence
@@ -110,7 +110,7 @@ def parse_react_reply(
     if "action" in kinds:
         call = _parse_action(value(stop), stop, kinds, value, tools)
         if truncated:
-            call = ToolCall(call.id, call.name, call.arguments, call.raw_arguments, CUT_OFF_ERROR)
+            call = replace(call, error=CUT_OFF_ERROR)
         return ReactReply(thought=thought, final_answer=None, tool_call=call)
     if "final answer" in kinds:
         i = kinds.index("final answer")
@@ -120,7 +120,11 @@ def parse_react_reply(
 
 
 def _parse_action(
-    action: str, i: int, kinds: list[str], value: Any, tools: Sequence[ToolSpec]
+    action: str,
+    i: int,
+    kinds: list[str],
+    value: Callable[[int], str],
+    tools: Sequence[ToolSpec],
 ) -> ToolCall:
     name = action.partition("\n")[0].strip().strip("`'\"").removesuffix("()").strip()
     if not name:

@@ -76,6 +76,9 @@ class ProviderError:
             or self.type == "exceed_context_size_error"
             or "maximum context length" in text
             or "context_length_exceeded" in text
+            # Beyond LLM-COMPAT's three shapes: Moonshot/Kimi and DashScope/Qwen.
+            or "exceeded model token limit" in text
+            or "range of input length should be" in text
         )
 
     @property
@@ -104,12 +107,12 @@ def read_provider_error(status: int, body: Any) -> ProviderError:
         code = error.get("code")
         return ProviderError(
             status=status,
-            message=str(message) or _short(error),
+            message=_short(message or error),
             code=str(code) if code is not None else None,
             type=str(error["type"]) if error.get("type") is not None else None,
             param=str(error["param"]) if error.get("param") is not None else None,
         )
-    return ProviderError(status=status, message=_short(error))
+    return ProviderError(status=status, message=_short(error) if error else "")
 
 
 def embedded_status(error: Any) -> int:

@@ -18,9 +18,7 @@ def trim_for_context(
     answer without its call). The order of what is kept does not change.
     """
     groups = _groups(messages)
-    last_user = max(
-        (i for i, group in enumerate(groups) if group[0].role == "user"), default=None
-    )
+    last_user = max((i for i, group in enumerate(groups) if group[0].role == "user"), default=None)
     pinned = {i for i, group in enumerate(groups) if group[0].role == "system"}
     if last_user is not None:
         pinned.add(last_user)
@@ -54,4 +52,6 @@ def _groups(messages: Sequence[Message]) -> list[list[Message]]:
 
 
 def _size(message: Message) -> int:
-    return len(message.content) + sum(len(c.raw_arguments) + len(c.name) for c in message.tool_calls)
+    return len(message.content) + sum(
+        len(c.raw_arguments) + len(c.name) for c in message.tool_calls
+    )
