@@ -111,3 +111,18 @@ async def test_pending_actions_are_visible_only_to_their_person(engine: Engine):
     assert (await engine.pending_action(p.pending.id, "zhangsan")).request_id == p.request.id
     with pytest.raises(NotAllowed):
         await engine.pending_action(p.pending.id, "wangfang")
+
+
+async def test_old_leave_leaves_the_calendar_so_transitions_do_not_slow_down(engine: Engine, clock):
+    """Leave that ended months ago is pruned from the shared calendar and the away set on later writes."""
+    from datetime import timedelta
+
+    old = await submitted(engine, fields=ANNUAL_2_DAYS)
+    await engine.decide(old.id, 0, "wangfang", "approve")
+    r = engine.store.redis
+    assert await r.hlen(engine.keys.leave_calendar) == 1 and await r.zcard(engine.keys.away) == 1
+    clock.advance(timedelta(days=200))
+    await submitted(engine, actor="lisi", fields={"leave_type": "annual", "start": "2027-06-21", "end": "2027-06-22"})
+    assert await r.hkeys(engine.keys.leave_calendar) == [f"lisi|{(await engine.my_requests('lisi'))[0].id}"]
+    assert await r.zcard(engine.keys.away) == 0
+    assert old.id in {x.id for x in await engine.my_requests("zhangsan")}  # the person's own history stays

@@ -14,7 +14,7 @@ import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
@@ -49,7 +49,7 @@ from workflow.models import (
 from workflow.queries import Queries
 from workflow.routing import may_decide
 from workflow.store import Conflict, Tx, hmget_record, versioned
-from workflow.transitions import Change, advance, close_open_steps, move_leave
+from workflow.transitions import Change, advance, away_read, close_open_steps, move_leave
 
 log = structlog.get_logger("workflow")
 T = TypeVar("T")
@@ -107,6 +107,9 @@ class Engine(Queries):
                 log.debug("transition_conflict", what=what, key=c.key, attempt=n + 1)
                 await asyncio.sleep(random.uniform(0, 0.002 * (n + 1)))
         raise ConcurrentUpdate(f"Too many simultaneous changes to this {what}; please try again.")
+
+    def _utc_today(self) -> date:
+        return self.clock.now(UTC).date()
 
     def _now(self, person_id: str) -> datetime:
         """Now, for this person: with a fixed demo clock, that is its wall time where they are."""
@@ -213,7 +216,7 @@ class Engine(Queries):
         raw, ledger, cal, dels = await self.store.read(
             hmget_record(self.keys.request(draft_id)),
             ("hgetall", [self.keys.ledger(actor)]),
-            ("hgetall", [self.keys.leave_calendar]),
+            away_read(self.keys, self._utc_today()),
             ("hgetall", [self.keys.delegations]),
         )
         req = versioned(Request, raw)
@@ -289,7 +292,7 @@ class Engine(Queries):
             )
         [dels] = await self.store.read(("hgetall", [self.keys.delegations]))
         self._check_decider(
-            request, step.index, actor, decision, comment, self.availability({}, dels)
+            request, step.index, actor, decision, comment, self.availability([], dels)
         )
         payload = {"step": step.index, "decision": decision.value, "comment": comment}
         return await self._store_pending(PendingKind.DECIDE, actor, request, payload)
@@ -336,7 +339,7 @@ class Engine(Queries):
     ) -> Request:
         raw, cal, dels = await self.store.read(
             hmget_record(self.keys.request(request_id)),
-            ("hgetall", [self.keys.leave_calendar]),
+            away_read(self.keys, self._utc_today()),
             ("hgetall", [self.keys.delegations]),
         )
         req = versioned(Request, raw)

@@ -51,6 +51,20 @@ class OrgKeys:
         return f"{self.tag}:leave_calendar"
 
     @property
+    def leave_ends(self) -> str:
+        """Sorted set of leave-calendar fields scored by the leave's last day (ordinal): read by range."""
+        return f"{self.tag}:leave_ends"
+
+    @property
+    def away(self) -> str:
+        """Sorted set `<person>|<start>|<end>|<request>` of approved leave, scored by its last day.
+
+        Routing reads only leave that has not ended yet, so a transition's read never grows
+        with the organisation's history.
+        """
+        return f"{self.tag}:away"
+
+    @property
     def delegations(self) -> str:
         """Hash `<person>|<delegation id>` → delegation."""
         return f"{self.tag}:delegations"
@@ -74,3 +88,28 @@ def thread_lock(thread_key: str) -> str:
 def thread_trace(thread_key: str) -> str:
     """List of a thread's step events, for `approvals-bot trace`."""
     return f"thread:{{{thread_key}}}:trace"
+
+
+def slack_user(team_id: str, user_id: str) -> str:
+    """String: the directory person a Slack user maps to (cached a day)."""
+    return f"slack:{team_id}:user:{user_id}"
+
+
+def slack_dm_channel(team_id: str, person_id: str) -> str:
+    """String: the DM channel id of a person's conversation with the bot."""
+    return f"slack:{team_id}:dm:{person_id}"
+
+
+def event_seen(platform: str, event_id: str) -> str:
+    """String set once per delivered platform event id, so retries are dropped."""
+    return f"seen:{platform}:{event_id}"
+
+
+def delivery(platform: str, event_id: str, recipient: str) -> str:
+    """String: the message a workflow event produced for one recipient (channel and ts)."""
+    return f"delivered:{platform}:{event_id}:{recipient}"
+
+
+def request_cards(platform: str, org: str, request_id: str) -> str:
+    """Hash `<channel>:<ts>` → step: every approval card of a request, to update after a decision."""
+    return f"cards:{platform}:{{{org}}}:{request_id}"

@@ -83,11 +83,34 @@ class Queries:
             raise NotFound(f"There is no process {key!r}; the processes are: {known}.") from None
 
     @staticmethod
-    def availability(calendar_raw: dict[str, str], delegations_raw: dict[str, str]) -> Availability:
+    def availability(away: list[str], delegations_raw: dict[str, str]) -> Availability:
+        """Approved leave not yet ended (members of the `away` set) and the delegations."""
+        leaves = []
+        for member in away:
+            person, start, end, request_id = member.split("|")
+            leaves.append(
+                LeaveEntry(
+                    request_id=request_id,
+                    person=person,
+                    start=start,
+                    end=end,
+                    status=RequestStatus.APPROVED,
+                )
+            )
         return Availability(
-            leaves=tuple(LeaveEntry.model_validate_json(v) for v in calendar_raw.values()),
+            leaves=tuple(leaves),
             delegations=tuple(Delegation.model_validate_json(v) for v in delegations_raw.values()),
         )
+
+    async def _calendar(self, start: date) -> dict[str, str]:
+        """Leave-calendar entries (pending and approved) that end on or after `start`."""
+        [fields] = await self.store.read(
+            ("zrangebyscore", [self.keys.leave_ends, start.toordinal(), "+inf"])
+        )
+        if not fields:
+            return {}
+        [values] = await self.store.read(("hmget", [self.keys.leave_calendar, *fields]))
+        return {f: v for f, v in zip(fields, values, strict=True) if v is not None}
 
     def may_view(self, request: Request, viewer: str) -> bool:
         if viewer == request.requester or request.on_chain(viewer):
@@ -120,10 +143,8 @@ class Queries:
         request = await self.get_request(request_id, viewer)
         if not request.is_leave:
             return RequestView(request, None, ())
-        ledger, cal = await self.store.read(
-            ("hgetall", [self.keys.ledger(request.requester)]),
-            ("hgetall", [self.keys.leave_calendar]),
-        )
+        [ledger] = await self.store.read(("hgetall", [self.keys.ledger(request.requester)]))
+        cal = await self._calendar(request.leave_start())
         requester = self.person(request.requester)
         leave_type = self.config.leave_types_by_key[request.fields["leave_type"]]
         year = request.leave_start().year
@@ -156,7 +177,7 @@ class Queries:
         self.person(person_id)
         today = self.today_for(person_id)
         [delegations_raw] = await self.store.read(("hgetall", [self.keys.delegations]))
-        avail = self.availability({}, delegations_raw)
+        avail = self.availability([], delegations_raw)
         holders = [person_id, *avail.delegators_of(person_id, today)]
         id_sets = await self.store.read(*(("smembers", [self.keys.user_tasks(h)]) for h in holders))
         ids = sorted({i for s in id_sets for i in s})
@@ -205,7 +226,7 @@ class Queries:
         self.person(viewer)
         if end < start:
             raise ValidationFailed(f"The end date {end} is before the start date {start}.")
-        [cal] = await self.store.read(("hgetall", [self.keys.leave_calendar]))
+        cal = await self._calendar(start)
         return self._out_from(cal, start, end, team)
 
     def _out_from(

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 import redis.exceptions
 from pydantic import BaseModel
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
 
 from workflow.errors import StoreUnavailable
 from workflow.keys import OrgKeys
@@ -94,6 +96,16 @@ class Tx:
         self.ops.append(["srem", self._k(key), member])
         return self
 
+    def zremrangebyscore(self, key: str, max_score: float) -> Tx:
+        """Remove members scored at most `max_score`."""
+        self.ops.append(["zremrangebyscore", self._k(key), max_score])
+        return self
+
+    def zprune(self, zset: str, hash_key: str, max_score: float) -> Tx:
+        """Remove members scored at most `max_score` from `zset` and the same fields from `hash_key`."""
+        self.ops.append(["zprune", self._k(zset), self._k(hash_key), max_score])
+        return self
+
     def pexpire(self, key: str, ms: int) -> Tx:
         self.ops.append(["pexpire", self._k(key), ms])
         return self
@@ -114,11 +126,17 @@ def connect(url: str | None) -> aioredis.Redis:
         import fakeredis  # the embedded default only; production never imports it
 
         return fakeredis.FakeAsyncRedis(decode_responses=True)
+    # A restarted or failed-over Redis drops pooled connections: retry on a fresh one. Replaying
+    # a transition is safe, since its version guards refuse a second write.
+    retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), 3)
+    errors = [redis.exceptions.ConnectionError, redis.exceptions.TimeoutError]
     if url.startswith(("redis+cluster://", "rediss+cluster://")):
         from redis.asyncio.cluster import RedisCluster
 
-        return RedisCluster.from_url(url.replace("+cluster", "", 1), decode_responses=True)
-    return aioredis.from_url(url, decode_responses=True)
+        return RedisCluster.from_url(
+            url.replace("+cluster", "", 1), decode_responses=True, retry=retry
+        )
+    return aioredis.from_url(url, decode_responses=True, retry=retry, retry_on_error=errors)
 
 
 class Store:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from workflow.clock import Clock, today_in
@@ -150,9 +150,35 @@ def move_leave(
             tx.hincrbyfloat(ledger, reserved_field(year, leave_type), days)
         elif req.status is RequestStatus.APPROVED:
             tx.hincrbyfloat(ledger, used_field(year, leave_type), days)
+    end = date.fromisoformat(req.fields["end"])
     if req.status in (RequestStatus.PENDING, RequestStatus.APPROVED):
         tx.hset(ledger, LEAVE_PREFIX + req.id, entry)
         tx.hset(keys.leave_calendar, calendar_field, entry)
+        tx.zadd(keys.leave_ends, end.toordinal(), calendar_field)
     else:
         tx.hdel(ledger, LEAVE_PREFIX + req.id)
         tx.hdel(keys.leave_calendar, calendar_field)
+        tx.zrem(keys.leave_ends, calendar_field)
+    if req.status is RequestStatus.APPROVED:
+        tx.zadd(
+            keys.away,
+            end.toordinal(),
+            away_member(req.requester, req.fields["start"], req.fields["end"], req.id),
+        )
+    # keep the calendar to what "who is out" and routing can still ask about
+    horizon = change.now.date().toordinal() - CALENDAR_KEEP_DAYS
+    tx.zprune(keys.leave_ends, keys.leave_calendar, horizon)
+    tx.zremrangebyscore(keys.away, change.now.date().toordinal() - 2)
+
+
+# Leave that ended longer ago than this leaves the calendar (the ledger keeps the person's own).
+CALENDAR_KEEP_DAYS = 120
+
+
+def away_member(person: str, start: str, end: str, request_id: str) -> str:
+    return f"{person}|{start}|{end}|{request_id}"
+
+
+def away_read(keys: OrgKeys, today: date) -> tuple[str, list]:
+    """The read call for approved leave that has not ended by `today` (minus a day for timezones)."""
+    return ("zrangebyscore", [keys.away, today.toordinal() - 1, "+inf"])

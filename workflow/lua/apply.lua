@@ -10,10 +10,11 @@ for _, g in ipairs(spec.g) do
   end
 end
 local known = {put=1, hset=1, hdel=1, hincrby=1, hincrbyfloat=1, zadd=1, zrem=1,
-               sadd=1, srem=1, pexpire=1, persist=1, xadd=1}
+               sadd=1, srem=1, pexpire=1, persist=1, xadd=1,
+               zremrangebyscore=1, zprune=1}
 for _, o in ipairs(spec.o) do
   -- validate everything first: Redis does not roll back a script that fails half way
-  if not known[o[1]] or not KEYS[o[2]] then
+  if not known[o[1]] or not KEYS[o[2]] or (o[1] == 'zprune' and not KEYS[o[3]]) then
     return redis.error_reply('apply.lua: bad operation ' .. tostring(o[1]))
   end
 end
@@ -43,6 +44,15 @@ for _, o in ipairs(spec.o) do
     redis.call('PEXPIRE', k, o[3])
   elseif op == 'persist' then
     redis.call('PERSIST', k)
+  elseif op == 'zremrangebyscore' then
+    redis.call('ZREMRANGEBYSCORE', k, '-inf', o[3])
+  elseif op == 'zprune' then
+    -- drop members scored <= o[4] from the sorted set and the same fields from the hash KEYS[o[3]]
+    local old = redis.call('ZRANGEBYSCORE', k, '-inf', o[4])
+    for _, f in ipairs(old) do
+      redis.call('HDEL', KEYS[o[3]], f)
+    end
+    redis.call('ZREMRANGEBYSCORE', k, '-inf', o[4])
   elseif op == 'xadd' then
     table.insert(ids, redis.call('XADD', k, 'MAXLEN', '~', o[3], '*', unpack(o[4])))
   end
