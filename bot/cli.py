@@ -47,6 +47,53 @@ def _demo(settings: Settings, args: argparse.Namespace) -> int:
     return asyncio.run(run_demo(config, connect(settings.redis_url)))
 
 
+def _chat(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.chat import run_chat
+    from bot.runtime import build_runtime
+
+    runtime = build_runtime(settings)
+    return asyncio.run(run_chat(runtime, args.person, args.json))
+
+
+def _trace(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.runtime import build_runtime
+
+    async def show() -> int:
+        runtime = build_runtime(settings)
+        try:
+            events = await runtime.memory.read_trace(args.thread)
+        finally:
+            await runtime.close()
+        if not events:
+            print(
+                f"No trace for thread {args.thread!r} (traces live 14 days; is REDIS_URL the same?)",
+                file=sys.stderr,
+            )
+            return 1
+        for e in events:
+            if args.json:
+                print(json.dumps(e, ensure_ascii=False))
+                continue
+            kind = e.get("event")
+            detail = {k: v for k, v in e.items() if k != "event"}
+            print(f"{kind:<14} " + " ".join(f"{k}={v}" for k, v in detail.items()))
+        return 0
+
+    return asyncio.run(show())
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.serve import serve
+
+    return asyncio.run(serve(settings, args.socket))
+
+
+def _worker(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.serve import worker
+
+    return asyncio.run(worker(settings))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="approvals-bot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -57,6 +104,32 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="show the engine working end to end on the demo organisation"
     )
     demo.set_defaults(run=_demo)
+    chat = sub.add_parser("chat", help="DM the bot from the terminal (works with piped input)")
+    chat.add_argument(
+        "--as",
+        dest="person",
+        required=True,
+        help="directory id of the person speaking, e.g. zhangsan",
+    )
+    chat.add_argument(
+        "--json", action="store_true", help="print every step event as one JSON object per line"
+    )
+    chat.set_defaults(run=_chat)
+    trace = sub.add_parser("trace", help="print the steps of a conversation thread")
+    trace.add_argument(
+        "thread", help="the thread key, e.g. cli:zhangsan:1a2b3c4d or slack:D123:1700000000.1"
+    )
+    trace.add_argument("--json", action="store_true")
+    trace.set_defaults(run=_trace)
+    serve = sub.add_parser(
+        "serve", help="run the Slack bot (POST /slack/events on PORT, or --socket)"
+    )
+    serve.add_argument(
+        "--socket", action="store_true", help="Socket Mode instead of HTTP (needs SLACK_APP_TOKEN)"
+    )
+    serve.set_defaults(run=_serve)
+    worker = sub.add_parser("worker", help="run the notifier: workflow events to DMs and cards")
+    worker.set_defaults(run=_worker)
     return parser
 
 
@@ -65,9 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings()
-        configure_logging(
-            settings.log_level if args.command != "demo" else "warning", settings.log_format
-        )
+        # demo and chat print the conversation itself; their logs are warnings only (on stderr)
+        quiet = args.command in ("demo", "chat")
+        configure_logging("warning" if quiet else settings.log_level, settings.log_format)
         return args.run(settings, args)
     except (SettingsError, WorkflowError) as e:
         print(f"approvals-bot: {e}", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from workflow.clock import Clock, SystemClock, parse_fixed_now
@@ -27,11 +27,47 @@ class Settings(BaseSettings):
     approvals_now: str | None = Field(
         default=None, description="ISO date-time that fixes the clock"
     )
+    llm_preset: str = Field(
+        default="generic",
+        description="openai, deepseek, qwen, kimi, glm, ollama, vllm, llamacpp, generic",
+    )
+    llm_base_url: str | None = Field(
+        default=None, description="unset (and no preset URL): the offline planner"
+    )
+    llm_api_key: SecretStr | None = None
+    llm_model: str | None = None
+    llm_tool_mode: Literal["native", "react"] = "native"
+    llm_timeout_s: float = Field(default=30.0, gt=0)
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = Field(
+        default=None, description="xapp- token, for Socket Mode only"
+    )
+    slack_api_url: str | None = Field(
+        default=None, description="base URL of the Web API (a local stand-in in tests)"
+    )
+    slack_streaming: bool = Field(
+        default=True, description="stream thinking steps; False: a plan message updated in place"
+    )
+    port: int = Field(default=3000, ge=1, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "console"] = "console"
 
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_base_url or self.llm_model)
+
     def clock(self) -> Clock:
         return parse_fixed_now(self.approvals_now) if self.approvals_now else SystemClock()
+
+
+def require(settings: Settings, *names: str) -> None:
+    """Stop start-up with one line naming the first missing setting."""
+    for name in names:
+        if not getattr(settings, name):
+            raise SettingsError(
+                f"{name.upper()} is not set; it is needed for this command (see the README)."
+            )
 
 
 def load_settings() -> Settings:

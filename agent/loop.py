@@ -1,0 +1,400 @@
+"""The ReAct loop: model → tool calls → observations → … → a final answer, bounded by code.
+
+Every turn ends: a step limit, a repeated-call detector, format repair, per-tool timeouts and
+a turn deadline are enforced here, each with a stop reason and a message the user understands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from pydantic import ValidationError
+
+from agent.errors import ContextTooLong, ModelError
+from agent.events import (
+    FinalAnswer,
+    ModelStep,
+    Notice,
+    ProposalReady,
+    StepEvent,
+    StopReason,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+)
+from agent.i18n import detect_locale, t
+from agent.llm.trim import trim_for_context
+from agent.memory import ThreadBusy, ThreadMemory
+from agent.messages import Message, ModelResponse, ToolCall
+from agent.model import ChatModel
+from agent.prompt import system_prompt
+from agent.tools import Observation, ToolContext, ToolRegistry, default_tools
+from agent.tools.base import failed, field_errors
+from workflow.engine import Engine
+from workflow.errors import WorkflowError
+
+log = structlog.get_logger("agent")
+
+# Argument fields that may hold personal data (medical reasons, notes): masked in logs and traces.
+MASKED_ARGS = frozenset({"reason", "comment", "note", "description", "purpose", "fields"})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of one turn."""
+
+    max_steps: int = 8
+    tool_timeout_s: float = 5.0
+    turn_deadline_s: float = 60.0
+    observation_chars: int = 4000
+    format_repairs: int = 2
+
+
+def masked(arguments: dict[str, Any]) -> dict[str, Any]:
+    return {k: ("***" if k in MASKED_ARGS and v else v) for k, v in arguments.items()}
+
+
+def _signature(call: ToolCall) -> str:
+    return call.name + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _stop_text(reason: StopReason, locale: str) -> str:
+    texts = {
+        StopReason.MAX_STEPS: t(
+            locale,
+            "I could not finish this in the steps I am allowed, so I stopped. Nothing was submitted. Could you say it more simply, or use /leave?",
+            "我在允许的步骤内没能完成，已停止。没有提交任何内容。请换个更简单的说法，或使用 /leave。",
+        ),
+        StopReason.REPEATED_CALL: t(
+            locale,
+            "I was going round in circles, so I stopped. Nothing was submitted. Could you rephrase what you need?",
+            "我陷入了重复操作，已停止。没有提交任何内容。请换个说法告诉我你需要什么。",
+        ),
+        StopReason.DEADLINE: t(
+            locale,
+            "This took too long, so I stopped. Nothing was submitted. Please try again.",
+            "处理超时，已停止。没有提交任何内容。请重试。",
+        ),
+        StopReason.MODEL_ERROR: t(
+            locale,
+            "The AI model could not answer, so I stopped. Nothing was submitted. Please try again later.",
+            "AI 模型无法回答，已停止。没有提交任何内容。请稍后再试。",
+        ),
+        StopReason.EMPTY_REPLY: t(
+            locale,
+            "I could not form an answer. Nothing was submitted. Could you rephrase?",
+            "我没能给出回答。没有提交任何内容。请换个说法。",
+        ),
+        StopReason.BUSY: t(
+            locale,
+            "I am still working on your previous message in this thread; send this again in a moment.",
+            "我还在处理你在这个话题里的上一条消息，请稍后再发。",
+        ),
+    }
+    return texts[reason]
+
+
+class Agent:
+    """Runs turns: (thread, acting user, text) in, step events out."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        engine: Engine,
+        memory: ThreadMemory,
+        *,
+        fallback: ChatModel | None = None,
+        tools: ToolRegistry | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        self.model = model
+        self.fallback = fallback
+        self.engine = engine
+        self.memory = memory
+        self.tools = tools or default_tools()
+        self.limits = limits or Limits()
+
+    async def run(self, thread: str, actor_id: str, text: str) -> AsyncIterator[StepEvent]:
+        """One turn of a thread, yielding step events; the last event is always a FinalAnswer."""
+        person = self.engine.person(actor_id)
+        locale = detect_locale(text, default=person.locale)
+        try:
+            async with self.memory.lock(thread):
+                async for event in self._turn(thread, person.id, text, locale):
+                    yield event
+        except ThreadBusy:
+            yield FinalAnswer(
+                _stop_text(StopReason.BUSY, locale), StopReason.BUSY, 0, 0, 0, 0, 0.0, 0.0
+            )
+
+    async def _turn(
+        self, thread: str, actor_id: str, text: str, locale: str
+    ) -> AsyncIterator[StepEvent]:
+        engine, limits = self.engine, self.limits
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + limits.turn_deadline_s
+        person = engine.person(actor_id)
+        today = engine.today_for(actor_id)
+        ctx = ToolContext(
+            engine=engine, actor=person, today=today, locale=locale, thread_key=thread
+        )
+        history = await self.memory.load(thread)
+        user = Message(role="user", content=text)
+        new: list[Message] = [user]
+        system = Message(
+            role="system", content=system_prompt(engine.config, engine.directory, person, today)
+        )
+        specs = self.tools.specs()
+        model = self.model
+        trace: list[dict[str, Any]] = []
+        totals = {"calls": 0, "prompt": 0, "completion": 0, "model_s": 0.0, "tool_s": 0.0}
+        last_sig, repeats, repairs, trimmed = "", 0, 0, False
+
+        def emit(event: StepEvent) -> StepEvent:
+            data = event.to_dict()
+            trace.append(data)
+            hidden = ("event", "thread", "actor", "text", "summary", "thought", "fields")
+            log.info(
+                "agent_step",
+                thread=thread,
+                actor=actor_id,
+                step_kind=data["event"],
+                **{k: v for k, v in data.items() if k not in hidden},
+            )
+            return event
+
+        def final(text_: str, reason: StopReason, steps: int) -> FinalAnswer:
+            elapsed = loop.time() - started
+            overhead = max(0.0, elapsed - totals["model_s"] - totals["tool_s"])
+            return FinalAnswer(
+                text_,
+                reason,
+                steps,
+                totals["calls"],
+                totals["prompt"],
+                totals["completion"],
+                round(elapsed * 1000, 2),
+                round(overhead * 1000, 3),
+            )
+
+        yield emit(TurnStarted(thread, actor_id, model.name))
+        answer: FinalAnswer | None = None
+        step = 0
+        while answer is None:
+            if step >= limits.max_steps:
+                answer = final(_stop_text(StopReason.MAX_STEPS, locale), StopReason.MAX_STEPS, step)
+                break
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                answer = final(_stop_text(StopReason.DEADLINE, locale), StopReason.DEADLINE, step)
+                break
+            step += 1
+            messages = [system, *history, *new]
+            t0 = time.perf_counter()
+            try:
+                async with asyncio.timeout(remaining):
+                    response: ModelResponse = await model.complete(messages, specs)
+            except TimeoutError:
+                answer = final(_stop_text(StopReason.DEADLINE, locale), StopReason.DEADLINE, step)
+                break
+            except ContextTooLong:
+                totals["model_s"] += time.perf_counter() - t0
+                if not trimmed:
+                    history, trimmed = trim_for_context([*history]), True
+                    step -= 1
+                    continue
+                if self.fallback is not None and model is not self.fallback:
+                    model = self.fallback
+                    yield emit(
+                        Notice(
+                            t(
+                                locale,
+                                "The conversation is too long for the AI model; the offline assistant answers instead.",
+                                "对话过长，AI 模型无法处理，由离线助手回答。",
+                            )
+                        )
+                    )
+                    step -= 1
+                    continue
+                answer = final(
+                    _stop_text(StopReason.MODEL_ERROR, locale), StopReason.MODEL_ERROR, step
+                )
+                break
+            except ModelError as e:
+                totals["model_s"] += time.perf_counter() - t0
+                log.warning(
+                    "model_failed", thread=thread, model=model.name, error=str(e), status=e.status
+                )
+                if self.fallback is not None and model is not self.fallback:
+                    model = self.fallback
+                    yield emit(
+                        Notice(
+                            t(
+                                locale,
+                                "The AI model is unreachable right now; the offline assistant answers instead.",
+                                "AI 模型暂时无法连接，由离线助手回答。",
+                            )
+                        )
+                    )
+                    step -= 1
+                    continue
+                answer = final(
+                    _stop_text(StopReason.MODEL_ERROR, locale), StopReason.MODEL_ERROR, step
+                )
+                break
+            model_s = time.perf_counter() - t0
+            totals["model_s"] += model_s
+            totals["calls"] += 1
+            totals["prompt"] += response.usage.prompt_tokens
+            totals["completion"] += response.usage.completion_tokens
+            thought = response.content.strip() if response.tool_calls else None
+            yield emit(
+                ModelStep(
+                    step,
+                    model.name,
+                    thought or None,
+                    len(response.tool_calls),
+                    response.usage.prompt_tokens,
+                    response.usage.completion_tokens,
+                    round(model_s * 1000, 2),
+                )
+            )
+
+            if not response.tool_calls:
+                content = response.content.strip()
+                if content:
+                    new.append(Message(role="assistant", content=content))
+                    answer = final(content, StopReason.FINAL, step)
+                    break
+                if repairs >= limits.format_repairs:
+                    answer = final(
+                        _stop_text(StopReason.EMPTY_REPLY, locale), StopReason.EMPTY_REPLY, step
+                    )
+                    break
+                repairs += 1
+                new.append(
+                    Message(
+                        role="user",
+                        content="(Your reply was empty. Answer the user, or call one of the tools.)",
+                    )
+                )
+                continue
+
+            new.append(response.to_message())
+            stop = False
+            for call in response.tool_calls:
+                sig = _signature(call)
+                repeats = repeats + 1 if sig == last_sig else 1
+                last_sig = sig
+                tool = self.tools.get(call.name)
+                title = tool.title(_safe_args(tool, call), locale) if tool else call.name
+                yield emit(ToolStarted(step, call.id, call.name, title, masked(call.arguments)))
+                t1 = time.perf_counter()
+                if repeats >= 3:
+                    stop = True
+                    obs = failed(
+                        "repeated_call", "Stopped: the same call was made three times in a row."
+                    )
+                elif repeats == 2:
+                    obs = failed(
+                        "repeated_call",
+                        f"You already called {call.name} with exactly these arguments; its result is above. Use it to answer the user, or change the arguments.",
+                    )
+                else:
+                    obs = await self._run_tool(call, ctx)
+                tool_s = time.perf_counter() - t1
+                totals["tool_s"] += tool_s
+                yield emit(
+                    ToolFinished(
+                        step,
+                        call.id,
+                        call.name,
+                        title,
+                        obs.ok,
+                        obs.summary,
+                        round(tool_s * 1000, 2),
+                        None if obs.ok else str(obs.data.get("error")),
+                    )
+                )
+                if obs.proposal is not None:
+                    p = obs.proposal
+                    yield emit(
+                        ProposalReady(
+                            p.pending_id, p.kind, p.request_id, p.confirm_by, p.summary, p.fields
+                        )
+                    )
+                new.append(Message.tool_result(call, self._clip(obs.to_json())))
+            if stop:
+                answer = final(
+                    _stop_text(StopReason.REPEATED_CALL, locale), StopReason.REPEATED_CALL, step
+                )
+
+        if answer.stop_reason is not StopReason.FINAL:
+            new.append(Message(role="assistant", content=answer.text))
+        yield emit(answer)
+        await self.memory.append(thread, new)
+        await self.memory.trace(thread, trace)
+
+    def _clip(self, content: str) -> str:
+        budget = self.limits.observation_chars
+        if len(content) <= budget:
+            return content
+        return (
+            content[:budget]
+            + f"… [truncated: the result had {len(content)} characters; ask for less if you need the rest]"
+        )
+
+    async def _run_tool(self, call: ToolCall, ctx: ToolContext) -> Observation:
+        """Run one tool call; every failure becomes an observation the model can act on."""
+        if call.error:
+            return failed("invalid_arguments", call.error)
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return failed(
+                "unknown_tool",
+                f"There is no tool {call.name!r}. The tools are: {', '.join(self.tools.names)}.",
+            )
+        try:
+            args = tool.parse(call.arguments)
+        except ValidationError as e:
+            return failed(
+                "invalid_arguments",
+                "Some arguments are wrong; fix them and try again.",
+                field_errors=field_errors(e),
+            )
+        try:
+            async with asyncio.timeout(self.limits.tool_timeout_s):
+                return await tool.handler(ctx, args)
+        except TimeoutError:
+            return failed(
+                "timeout",
+                f"{call.name} took longer than {self.limits.tool_timeout_s:g} s and was stopped; tell the user to try again shortly.",
+            )
+        except WorkflowError as e:
+            extra = (
+                {"field_errors": e.details["field_errors"]} if e.details.get("field_errors") else {}
+            )
+            return failed(e.code, e.message, **extra)
+
+
+def _safe_args(tool, call: ToolCall):
+    """Arguments for a step title; the raw dict's values when they do not validate."""
+    try:
+        return tool.parse(call.arguments)
+    except ValidationError:
+        return _Loose(call.arguments)
+
+
+class _Loose:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        return self._data.get(name, "?")

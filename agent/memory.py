@@ -1,0 +1,130 @@
+"""Thread memory in Redis: the conversation's messages, a size budget, and a lock per thread."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from agent.messages import Message
+from workflow.keys import thread_history, thread_lock, thread_trace
+
+HISTORY_TTL_S = 14 * 86_400
+MAX_STORED_MESSAGES = 400
+_RELEASE = (
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+)
+
+
+class ThreadBusy(Exception):
+    """Another turn of the same thread held the lock for longer than we wait."""
+
+
+def estimate_tokens(message: Message) -> int:
+    """A cheap token estimate (4 characters a token; CJK about one a character)."""
+    text = message.content + "".join(c.raw_arguments + c.name for c in message.tool_calls)
+    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    return 4 + cjk + (len(text) - cjk) // 4
+
+
+def _groups(messages: Sequence[Message]) -> list[list[Message]]:
+    """Messages grouped so an assistant's tool calls never lose their tool results."""
+    groups: list[list[Message]] = []
+    for m in messages:
+        if m.role == "tool" and groups:
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    return groups
+
+
+def _pinned(group: list[Message]) -> bool:
+    """A group holding an open proposal is kept: the conversation must know what awaits a click."""
+    return any(m.role == "tool" and '"status":"awaiting_confirmation"' in m.content for m in group)
+
+
+def fit_budget(messages: Sequence[Message], budget_tokens: int) -> list[Message]:
+    """Drop the oldest groups until the rest fits, keeping pinned groups and the newest group."""
+    groups = _groups(messages)
+    sizes = [sum(estimate_tokens(m) for m in g) for g in groups]
+    total = sum(sizes)
+    keep = [True] * len(groups)
+    for i in range(len(groups) - 1):
+        if total <= budget_tokens:
+            break
+        if _pinned(groups[i]):
+            continue
+        keep[i] = False
+        total -= sizes[i]
+    kept = [m for g, k in zip(groups, keep, strict=True) if k for m in g]
+    while kept and kept[0].role == "tool":  # a tool result must follow its call
+        kept.pop(0)
+    return kept
+
+
+class ThreadMemory:
+    """Per-thread history, lock and trace, all keyed by the thread (one cluster slot per thread)."""
+
+    def __init__(
+        self, redis: aioredis.Redis, *, budget_tokens: int = 6000, lock_ttl_s: float = 90
+    ) -> None:
+        self.redis = redis
+        self.budget_tokens = budget_tokens
+        self.lock_ttl_ms = int(lock_ttl_s * 1000)
+        self._release = redis.register_script(_RELEASE)
+
+    async def load(self, thread: str) -> list[Message]:
+        """The thread's messages, trimmed to the token budget."""
+        raw = await self.redis.lrange(thread_history(thread), 0, -1)
+        return fit_budget([Message.from_dict(json.loads(r)) for r in raw], self.budget_tokens)
+
+    async def append(self, thread: str, messages: Sequence[Message]) -> None:
+        """Add messages to the thread and refresh its 14-day expiry."""
+        if not messages:
+            return
+        key = thread_history(thread)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.rpush(key, *(json.dumps(m.to_dict(), ensure_ascii=False) for m in messages))
+            pipe.ltrim(key, -MAX_STORED_MESSAGES, -1)
+            pipe.expire(key, HISTORY_TTL_S)
+            await pipe.execute()
+
+    async def note(self, thread: str, text: str) -> None:
+        """Record something that happened outside the model (a click) so the conversation knows."""
+        await self.append(thread, [Message(role="assistant", content=text)])
+
+    @asynccontextmanager
+    async def lock(self, thread: str, wait_s: float = 30) -> AsyncIterator[None]:
+        """Hold the thread's lock: two messages of one thread run in order; other threads never wait."""
+        key, token = thread_lock(thread), secrets.token_hex(8)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + wait_s
+        delay = 0.01
+        while not await self.redis.set(key, token, nx=True, px=self.lock_ttl_ms):
+            if loop.time() >= give_up:
+                raise ThreadBusy(thread)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.25)
+        try:
+            yield
+        finally:
+            await self._release(keys=[key], args=[token])
+
+    async def trace(self, thread: str, events: Sequence[dict[str, Any]]) -> None:
+        """Keep a turn's step events for `approvals-bot trace`."""
+        if not events:
+            return
+        key = thread_trace(thread)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.rpush(key, *(json.dumps(e, ensure_ascii=False, default=str) for e in events))
+            pipe.ltrim(key, -2000, -1)
+            pipe.expire(key, HISTORY_TTL_S)
+            await pipe.execute()
+
+    async def read_trace(self, thread: str) -> list[dict[str, Any]]:
+        return [json.loads(r) for r in await self.redis.lrange(thread_trace(thread), 0, -1)]

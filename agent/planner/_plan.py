@@ -1,0 +1,433 @@
+"""Deciding the next step: a tool call, a question, or the final answer."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from agent.planner._context import Context, Lang
+from agent.planner._conversation import (
+    Observation,
+    Task,
+    Turn,
+    field_errors,
+    missing,
+    result_ids,
+    result_items,
+)
+from agent.planner._reading import TASKS, Intent, looks_like_question
+from agent.planner._replies import SUBMIT_HINT, capabilities, item_line, join_ids, text
+from agent.planner._slots import default_currency
+
+__all__ = ["Call", "Reply", "decide"]
+
+
+@dataclass(frozen=True)
+class Call:
+    """Call one tool with these arguments."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """Answer the user with this text and stop."""
+
+    text: str
+
+
+Step = Call | Reply
+
+
+def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[str]) -> Step:
+    """The next step for the current turn, given what the tools have answered so far."""
+    batch = _last_batch(turn)
+    if not batch:
+        return _available(_start(task, turn, ctx, lang), tools, lang, task)
+    proposals = [o for o in batch if o.is_proposal]
+    if proposals:
+        return _after_proposal(proposals[-1], lang)
+    # A failed call of the planner's own is reported; one left by an LLM that went down is
+    # not the planner's to explain when it has a plan of its own to carry on with.
+    next_call = _start_call(task, turn, ctx, lang, tools)
+    failures = [o for o in batch if not o.ok and (_is_mine(o) or next_call is None)]
+    if failures:
+        return _after_failure(failures[-1], lang)
+    reads = [o for o in batch if o.ok]
+    follow = _follow_up(task, reads[-1], lang) if reads else None
+    if isinstance(follow, Call):
+        if _already_called(turn, follow) or follow.name not in tools:
+            return _after_reads(reads, lang)
+        return follow
+    if follow is not None:
+        return follow
+    if next_call is not None:
+        return next_call
+    if task.intent in TASKS and not any(_is_mine(o) for o in batch):
+        first = _start(task, turn, ctx, lang)
+        if isinstance(first, Reply):
+            return first
+    return _after_reads(reads, lang) if reads else Reply(text("cannot_finish", lang))
+
+
+def _is_mine(observation: Observation) -> bool:
+    return observation.call.id.startswith("call_planner_")
+
+
+def _start_call(
+    task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[str]
+) -> Call | None:
+    """The call the task starts with, if it is offered and not made yet in this turn."""
+    first = _start(task, turn, ctx, lang)
+    if isinstance(first, Call) and first.name in tools and not _already_called(turn, first):
+        return first
+    return None
+
+
+def _last_batch(turn: Turn) -> list[Observation]:
+    """The observations answering the newest assistant tool-call message of the turn."""
+    if not turn.observations:
+        return []
+    newest = {call.id for call in turn.batches[-1]} if turn.batches else set()
+    found = [o for o in turn.observations if o.call.id in newest]
+    return found or turn.observations[-1:]
+
+
+def _already_called(turn: Turn, step: Call) -> bool:
+    return any(c.name == step.name and c.arguments == step.arguments for c in turn.calls)
+
+
+def _available(step: Step, tools: frozenset[str], lang: Lang, task: Task) -> Step:
+    """A call of a tool this conversation does not offer becomes a plain answer."""
+    if isinstance(step, Reply) or step.name in tools:
+        return step
+    proposes = {
+        Intent.APPROVE: "propose_decision",
+        Intent.REJECT: "propose_decision",
+        Intent.WITHDRAW: "propose_withdraw",
+        Intent.REMIND: "propose_reminder",
+    }
+    if task.intent in proposes and proposes[task.intent] in tools:
+        return Reply(text("ask_request_id", lang))
+    return Reply(text("unavailable", lang))
+
+
+# --- after observations ------------------------------------------------------------------------
+
+
+def _summary(observation: Observation) -> str:
+    value = observation.result.get("summary")
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _after_proposal(observation: Observation, lang: Lang) -> Reply:
+    if not observation.ok:
+        return _after_failure(observation, lang)
+    summary = _summary(observation) or text("prepared", lang)
+    return Reply(f"{summary}\n\n{SUBMIT_HINT[lang]}")
+
+
+def _after_failure(observation: Observation, lang: Lang) -> Reply:
+    result = observation.result
+    message = result.get("message") or result.get("summary") or text("failed", lang)
+    lines = [str(message).strip()]
+    errors = field_errors(result)
+    for name, error in errors:
+        lines.append(f"• {name}: {error}" if name else f"• {error}")
+    body = "\n".join(lines)
+    return Reply(f"{body}\n\n{text('what_to_change', lang)}")
+
+
+def _after_reads(batch: list[Observation], lang: Lang) -> Reply:
+    parts: list[str] = []
+    for observation in batch:
+        summary = _summary(observation)
+        if summary:
+            parts.append(summary)
+        else:
+            items = result_items(observation.result)
+            parts.append(
+                "\n".join(item_line(i) for i in items) if items else text("no_summary", lang)
+            )
+    return Reply("\n\n".join(parts))
+
+
+def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
+    """A step that a read result leads to: pick the one request it lists, or ask which."""
+    intent = task.intent
+    chains = {
+        Intent.APPROVE: "my_pending_approvals",
+        Intent.REJECT: "my_pending_approvals",
+        Intent.WITHDRAW: "my_requests",
+        Intent.REMIND: "my_requests",
+    }
+    if intent not in chains or observation.call.name != chains[intent]:
+        return None
+    if "request_id" in task.slots:
+        return None
+    ids = result_ids(observation.result)
+    if not ids:
+        summary = _summary(observation)
+        if intent in (Intent.APPROVE, Intent.REJECT):
+            return Reply(text("none_to_decide", lang))
+        action = text("withdraw" if intent is Intent.WITHDRAW else "remind", lang)
+        note = text("none_pending", lang, action=action)
+        return Reply(f"{summary}\n\n{note}" if summary and summary != note else note)
+    if len(ids) > 1:
+        ids = _named(ids, observation, task) or ids
+    if len(ids) > 1:
+        question = text("choose", lang, ids=join_ids(ids, lang))
+        listing = _summary(observation)
+        if not listing:
+            rows = result_items(observation.result)
+            items = {str(i.get("request_id") or i.get("id") or "").upper(): i for i in rows}
+            listing = "\n".join(item_line(items[i]) if i in items else f"• {i}" for i in ids)
+        return Reply(f"{listing}\n\n{question}")
+    slots = dict(task.slots, request_id=ids[0])
+    return _act_on(intent, slots, lang)
+
+
+def _named(ids: list[str], observation: Observation, task: Task) -> list[str]:
+    """The listed requests whose requester the user named ("approve Li Si's request")."""
+    said = " ".join(r.text for r in task.readings).lower()
+    named: list[str] = []
+    for item in result_items(observation.result):
+        request_id = str(item.get("request_id") or item.get("id") or "").upper()
+        requester = str(item.get("requester_name") or item.get("requester") or "").lower()
+        if request_id in ids and requester and requester in said:
+            named.append(request_id)
+    return named
+
+
+def _act_on(intent: Intent | None, slots: dict[str, Any], lang: Lang) -> Step:
+    """The proposal for a request whose id is known."""
+    request_id = slots["request_id"]
+    if intent is Intent.APPROVE:
+        arguments = {"request_id": request_id, "decision": "approve"}
+        if slots.get("comment"):
+            arguments["comment"] = slots["comment"]
+        return Call("propose_decision", arguments)
+    if intent is Intent.REJECT:
+        if not slots.get("comment"):
+            return Reply(text("ask_comment", lang, request_id=request_id))
+        return Call(
+            "propose_decision",
+            {"request_id": request_id, "decision": "reject", "comment": slots["comment"]},
+        )
+    if intent is Intent.WITHDRAW:
+        arguments = {"request_id": request_id}
+        if slots.get("reason"):
+            arguments["reason"] = slots["reason"]
+        return Call("propose_withdraw", arguments)
+    arguments = {"request_id": request_id}
+    if slots.get("note"):
+        arguments["note"] = slots["note"]
+    return Call("propose_reminder", arguments)
+
+
+# --- the first step of a turn ------------------------------------------------------------------
+
+
+def _iso(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def _start(task: Task, turn: Turn, ctx: Context, lang: Lang) -> Step:
+    intent = task.intent
+    slots = task.slots
+    if intent is None:
+        if task.awaiting is None and len(task.readings) > 1:
+            return _ask(task, lang, pushback=True)
+        if "request_id" in slots:
+            return Call("request_details", {"request_id": slots["request_id"]})
+        return Reply(text("off_topic" if looks_like_question(turn.user) else "smalltalk", lang))
+    handler = _HANDLERS.get(intent)
+    if handler is not None:
+        return handler(task, ctx, lang)
+    if intent in (Intent.APPROVE, Intent.REJECT, Intent.WITHDRAW, Intent.REMIND):
+        if "request_id" in slots:
+            return _act_on(intent, slots, lang)
+        if intent in (Intent.APPROVE, Intent.REJECT):
+            return Call("my_pending_approvals", {})
+        return Call("my_requests", {"status": "pending"})
+    return Reply(text("smalltalk", lang))  # pragma: no cover - every intent has a handler
+
+
+def _ask(task: Task, lang: Lang, *, pushback: bool = False) -> Reply:
+    gaps = missing(task)
+    if not gaps:
+        return Reply(text("smalltalk", lang))
+    prefix = text("pushback", lang) if pushback and not _new_facts(task) else ""
+    first = gaps[0]
+    if task.intent is Intent.LEAVE:
+        if gaps == ["leave_type", "dates"]:
+            key = "ask_type_and_dates"
+        elif first == "dates":
+            key = "ask_start" if "days" in task.slots else "ask_dates"
+            if task.slots.get("leave_type") == "sick" and not prefix:
+                prefix = text("sorry_sick", lang)
+        else:
+            key = "ask_leave_type"
+    elif task.intent is Intent.WORKING_DAYS:
+        key = "ask_working_dates"
+    elif first == "comment":
+        return Reply(
+            prefix + text("ask_comment", lang, request_id=task.slots.get("request_id", ""))
+        )
+    else:
+        key = f"ask_{first}"
+    return Reply(prefix + text(key, lang))
+
+
+def _new_facts(task: Task) -> bool:
+    """Whether the newest message added anything to the task."""
+    return bool(task.readings and task.readings[-1].slots)
+
+
+def _leave(task: Task, ctx: Context, lang: Lang) -> Step:
+    if missing(task):
+        return _ask(task, lang, pushback=not _new_facts(task) and len(task.readings) > 1)
+    slots = task.slots
+    arguments: dict[str, Any] = {"leave_type": slots["leave_type"], "start": _iso(slots["start"])}
+    if "end" in slots:
+        arguments["end"] = _iso(slots["end"])
+    elif "days" in slots:
+        days = slots["days"]
+        arguments["days"] = int(days) if float(days).is_integer() else days
+    else:
+        arguments["end"] = _iso(slots["start"])
+    if slots.get("start_half"):
+        arguments["start_half"] = True
+    if slots.get("end_half"):
+        arguments["end_half"] = True
+    if slots.get("reason"):
+        arguments["reason"] = slots["reason"]
+    return Call("propose_leave", arguments)
+
+
+def _expense(task: Task, ctx: Context, lang: Lang) -> Step:
+    slots = dict(task.slots)
+    currency = default_currency(ctx.timezone)
+    if "amount" in slots and "currency" not in slots and currency:
+        task.slots["currency"] = slots["currency"] = currency
+    if missing(task):
+        return _ask(task, lang, pushback=not _new_facts(task) and len(task.readings) > 1)
+    fields = {
+        "amount": slots["amount"],
+        "currency": slots["currency"],
+        "category": slots.get("category", "other"),
+        "spent_on": _iso(slots["spent_on"]),
+        "description": slots.get("description") or slots.get("category", ""),
+    }
+    return Call("propose_request", {"process": "expense", "fields": fields})
+
+
+def _trip(task: Task, ctx: Context, lang: Lang) -> Step:
+    if missing(task):
+        return _ask(task, lang, pushback=not _new_facts(task) and len(task.readings) > 1)
+    slots = task.slots
+    fields = {
+        "destination": slots["destination"],
+        "start": _iso(slots["start"]),
+        "end": _iso(slots.get("end", slots["start"])),
+        "purpose": slots["purpose"],
+        "estimated_cost": slots["estimated_cost"],
+    }
+    return Call("propose_request", {"process": "business_trip", "fields": fields})
+
+
+def _reject(task: Task, ctx: Context, lang: Lang) -> Step:
+    if "request_id" not in task.slots:
+        return Call("my_pending_approvals", {})
+    return _act_on(Intent.REJECT, task.slots, lang)
+
+
+def _working_days(task: Task, ctx: Context, lang: Lang) -> Step:
+    if missing(task):
+        return _ask(task, lang)
+    slots = task.slots
+    arguments: dict[str, Any] = {"start": _iso(slots["start"])}
+    if "end" in slots:
+        arguments["end"] = _iso(slots["end"])
+    elif "days" in slots:
+        arguments["days"] = slots["days"]
+    if slots.get("start_half"):
+        arguments["start_half"] = True
+    if slots.get("end_half"):
+        arguments["end_half"] = True
+    return Call("working_days", arguments)
+
+
+def _who_is_out(task: Task, ctx: Context, lang: Lang) -> Step:
+    slots = task.slots
+    arguments: dict[str, Any] = {"start": _iso(slots.get("start", ctx.today))}
+    if "end" in slots:
+        arguments["end"] = _iso(slots["end"])
+    if slots.get("scope"):
+        arguments["scope"] = slots["scope"]
+    return Call("who_is_out", arguments)
+
+
+def _status(task: Task, ctx: Context, lang: Lang) -> Step:
+    if "request_id" in task.slots:
+        return Call("request_details", {"request_id": task.slots["request_id"]})
+    return Call("my_requests", {})
+
+
+def _my_requests(task: Task, ctx: Context, lang: Lang) -> Step:
+    status = task.slots.get("status")
+    return Call("my_requests", {"status": status} if status else {})
+
+
+def _balance(task: Task, ctx: Context, lang: Lang) -> Step:
+    year = task.slots.get("year")
+    return Call("my_balances", {"year": year} if year else {})
+
+
+_MY_MANAGER = re.compile(
+    r"^(?:my\s+)?(?:manager|boss|line\s+manager|approver)$|^我的(?:经理|主管|领导|上级|老板|审批人)$",
+    re.IGNORECASE,
+)
+
+
+def _find_people(task: Task, ctx: Context, lang: Lang) -> Step:
+    query = task.slots.get("query", "")
+    if _MY_MANAGER.match(query.strip()) and ctx.manager:
+        return Reply(text("your_manager_is", lang, manager=ctx.manager))
+    return Call("find_people", {"query": query})
+
+
+def _approver_choice(task: Task, ctx: Context, lang: Lang) -> Step:
+    manager = ctx.manager or text("your_manager", lang)
+    return Reply(text("approver_choice", lang, manager=manager))
+
+
+def _identity(task: Task, ctx: Context, lang: Lang) -> Step:
+    name = ctx.user_name or ("the signed-in user" if lang == "en" else "当前用户")
+    return Reply(text("identity", lang, name=name))
+
+
+_HANDLERS = {
+    Intent.LEAVE: _leave,
+    Intent.EXPENSE: _expense,
+    Intent.TRIP: _trip,
+    Intent.REJECT: _reject,
+    Intent.WORKING_DAYS: _working_days,
+    Intent.WHO_IS_OUT: _who_is_out,
+    Intent.STATUS: _status,
+    Intent.MY_REQUESTS: _my_requests,
+    Intent.BALANCE: _balance,
+    Intent.PENDING_APPROVALS: lambda t, c, lang: Call("my_pending_approvals", {}),
+    Intent.PROCESSES: lambda t, c, lang: Call("list_processes", {}),
+    Intent.FIND_PEOPLE: _find_people,
+    Intent.APPROVER_CHOICE: _approver_choice,
+    Intent.IDENTITY: _identity,
+    Intent.SELF_APPROVE: lambda t, c, lang: Reply(text("self_approve", lang)),
+    Intent.OTHERS: lambda t, c, lang: Reply(text("others", lang)),
+    Intent.CAPABILITIES: lambda t, c, lang: Reply(capabilities(c, lang)),
+    Intent.THANKS: lambda t, c, lang: Reply(text("thanks", lang)),
+    Intent.CANCEL_DRAFT: lambda t, c, lang: Reply(text("cancel_draft", lang)),
+}

@@ -1,0 +1,424 @@
+"""Reading one user message: its intent and the facts (slots) it gives, in English or Chinese.
+
+Rules, not a language model: each intent has a few keyword patterns, checked in a fixed order
+so that the more specific reading wins ("下周谁请假" is who-is-out, not a leave request).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from agent.dates import find_dates, parse_days
+from agent.planner._context import Context
+from agent.planner._slots import (
+    HALF_ALONE,
+    REASON_MARK,
+    REQUEST_ID,
+    SCOPE_ALL,
+    STATUS_FILTERS,
+    choice_of,
+    comment_of,
+    expense_slots,
+    explicit_reason,
+    leave_slots,
+    leave_type,
+    normalize,
+    note_of,
+    range_slots,
+    request_ids,
+    rx,
+    trip_slots,
+    year_of,
+)
+
+__all__ = ["Intent", "Reading", "looks_like_question", "read_message"]
+
+
+class Intent(StrEnum):
+    """What a message asks for."""
+
+    IDENTITY = "identity"  # claims another identity or tries to override the rules
+    SELF_APPROVE = "self_approve"  # "approve my leave": only the approver can
+    OTHERS = "others"  # "Li Si's leave request": not the user's to see
+    STATUS = "status"  # "is it approved?", "批了吗", "is this for real?"
+    PENDING_APPROVALS = "pending_approvals"
+    APPROVE = "approve"
+    REJECT = "reject"
+    WITHDRAW = "withdraw"
+    REMIND = "remind"
+    APPROVER_CHOICE = "approver_choice"  # "Li Si then", "让李四审批"
+    WORKING_DAYS = "working_days"
+    BALANCE = "balance"
+    WHO_IS_OUT = "who_is_out"
+    MY_REQUESTS = "my_requests"
+    EXPENSE = "expense"
+    TRIP = "business_trip"
+    LEAVE = "leave"
+    PROCESSES = "processes"
+    FIND_PEOPLE = "find_people"
+    CANCEL_DRAFT = "cancel_draft"
+    CAPABILITIES = "capabilities"
+    THANKS = "thanks"
+
+
+# Intents that collect facts over several messages; the others answer in one turn.
+TASKS = frozenset(
+    {
+        Intent.APPROVE,
+        Intent.REJECT,
+        Intent.WITHDRAW,
+        Intent.REMIND,
+        Intent.EXPENSE,
+        Intent.TRIP,
+        Intent.LEAVE,
+        Intent.WHO_IS_OUT,
+        Intent.WORKING_DAYS,
+    }
+)
+
+
+@dataclass
+class Reading:
+    """What one message says: an intent (None when it only gives facts) and its slots."""
+
+    intent: Intent | None
+    slots: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+
+# --- intent patterns, in the order they are tried ---------------------------------------------
+
+_IDENTITY = rx(
+    r"\byou\s*(?:are|'re)\s+(?:now\s+)?(?!welcome\b|right\b|great\b|the best\b|a\s+bot\b)(?P<name>[a-z][\w ]{1,30}?)\s+now\b"
+    r"|\byou\s*(?:are|'re)\s+now\s+(?P<name2>[a-z][\w ]{1,30})"
+    r"|\b(?:act|acting|pretend|behave)\s+(?:as|like|to be)\b|\bon\s+behalf\s+of\b|\bimpersonate\b"
+    r"|\bi\s*(?:am|'m)\s+(?:now\s+)?(?:actually\s+|really\s+)?(?:the\s+)?(?:your\s+)?(?:admin|administrator|manager|hr|boss|ceo|approver|root|developer)\b"
+    r"|\b(?:i\s*(?:am|'m)|this\s+is)\s+(?:actually\s+|really\s+)?(?P<claim>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\s*(?:now|here|speaking)\b"
+    r"|\bignore\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|system)?\s*(?:instructions|rules|prompts?)\b"
+    r"|\b(?:disregard|forget)\s+(?:all\s+|your\s+|the\s+)*(?:previous\s+|prior\s+)?(?:instructions|rules)\b"
+    r"|\bsystem\s+prompt\b|\bdeveloper\s+mode\b|\bjailbreak\b"
+    r"|你(?:现在)?(?:就)?是(?P<zhname>[\u4e00-\u9fff]{2,3}?)(?:了|啦)"
+    r"|你现在是|(?:假装|扮演|冒充)|以(?P<zhname2>[\u4e00-\u9fff]{2,4}?)的身份|替(?P<zhname3>[\u4e00-\u9fff]{2,4}?)(?:批|审批|同意|通过)"
+    r"|我(?:现在)?(?:就)?是(?:你的)?(?:管理员|经理|主管|领导|老板|审批人|人事|HR)"
+    r"|(?:我|这里)(?:现在)?是(?P<zhclaim>[\u4e00-\u9fff]{2,3})(?:了|啦|本人)"
+    r"|忽略(?:之前|以上|上面|前面|所有)?的?(?:指令|规则|提示|设定)|系统提示"
+    r"|我是\S{0,6}的(?:经理|主管|领导|老板)"
+)
+_OTHERS = rx(
+    r"\b(?-i:(?!I\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)'s\s+(?:\w+\s+)?(?:requests?|leave|reason|balances?|applications?|claims?|expenses?)\b"
+    r"|(?:^\s*|(?:看|查|查看|显示|告诉我|打开)(?:一下|看)?)(?P<owner>[\u4e00-\u9fff]{2,3}?)的(?:申请|请假|假期|余额|理由|事由|报销)"
+)
+_SELF_APPROVE = rx(
+    r"\bapprove\s+(?:my|our)\s+own\b|\bapprove\s+(?:it|this|that)\s+for\s+(?:me|him|her|them)\b"
+    r"|\b(?:approve|accept)\s+my\s+(?:own\s+)?(?:\w+\s+)?(?:leave|request|expense|trip|claim)"
+    r"|批准我(?:自己)?的|自己批|给我(?:自己)?(?:的申请)?批(?:了|一下)?|把我的(?:申请|请假|报销)(?:批|通过)"
+)
+_SELF_CLAIM = rx(
+    r"\b(?:i\s*(?:am|'m)|this\s+is)\s+(?P<en>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\b"
+    r"|我是(?P<zh>[\u4e00-\u9fff]{2,3})(?=[，,。.!！\s]|$)"
+)
+_STATUS = rx(
+    r"\b(?:is|was|has|have|did|were)\s+(?:\S+\s+){0,5}?(?:been\s+|got\s+|get\s+)?(?:approved|accepted|rejected|declined|gone\s+through|go\s+through|submitted|sent|real)\b"
+    r"|\bapproved\s+(?:yet|already)\b|\b(?:for\s+real|is\s+(?:this|that|it)\s+(?:real|true))\b"
+    r"|^\s*(?:really|seriously|are\s+you\s+sure)\s*\??\s*$|\bstatus\s+of\b|\bwhat(?:'s|\s+is)\s+the\s+status\b"
+    r"|\bany\s+(?:news|update)s?\b|\bwhere\s+is\s+my\s+(?:request|leave|claim)\b"
+    r"|(?:批|批准|通过|同意|驳回|拒绝|审批|提交)了(?:吗|没|么|没有)|批下来|被(?:驳回|拒绝|批准|退回)"
+    r"|真的吗|真的假的|真的么|是真的吗|^\s*真的\s*[?？]?\s*$|审批到哪|(?:申请|请假|审批)进度|怎么样了|什么状态|状态如何|有结果了"
+)
+_PENDING_APPROVALS = rx(
+    r"\bpending\s+approvals?\b|\bapprovals?\s+(?:pending|waiting|queue|list|inbox)\b"
+    r"|\b(?:anything|something|what|things|requests?)\s+(?:(?:do|for)\s+(?:i|me)\s+)?(?:to|need\s+to|waiting\s+(?:for\s+)?(?:my\s+)?)\s*approv"
+    r"|\bwaiting\s+(?:for|on)\s+(?:my|me)\b|\bmy\s+(?:approvals|to-?dos?|inbox)\b|\bneed(?:s)?\s+my\s+approval\b"
+    r"|\bwhat\s+(?:should|must|do)\s+i\s+approve\b|\bto\s+approve\b"
+    r"|待(?:我)?审批|待我批|待办|要(?:我)?审批的|需要我(?:批|审批|处理)|有什么要(?:审批|批)|有(?:什么|哪些)(?:要|需要)?(?:我)?(?:审批|批)|审批列表|等我(?:批|审批)"
+)
+_REJECT = rx(r"\b(?:reject|decline|deny|refuse|turn\s+down)\b|驳回|拒绝|不同意|不批|否决|退回")
+_APPROVE = rx(
+    r"\b(?:approve|accept|sign\s+off(?:\s+on)?|okay\s+it|ok\s+it)\b|批准|同意|审批通过|批了它|批一下|批掉|给(?:他|她|它)?通过|^\s*通过\s*$|^\s*批\s*$"
+)
+_WITHDRAW = rx(
+    r"\b(?:withdraw|retract|take\s+back|pull\s+back)\b|\bcancel\s+(?:my|the|this|that|it|R-)"
+    r"|撤回|撤销|撤掉|取消(?:我的|这个|那个)?(?:申请|请假|请求|报销|出差)|不请了|不请假了"
+)
+_REMIND = rx(
+    r"\b(?:remind|reminder|hurry|chase|nudge|ping|follow\s+up|speed\s+(?:it\s+)?up)\b|催|提醒|督促"
+)
+_APPROVER_CHOICE = rx(
+    r"\bapprover\b|\b(?:let|have|ask)\s+\w+(?:\s+\w+)?\s+(?:to\s+)?approve\b|\bsend\s+it\s+to\b"
+    r"|^\s*(?!(?:ok|okay|fine|alright|all\s+right|good|great|yes|no|thanks|bye|sure|cool|and|so)\b)\w+(?:\s+\w+)?\s+then\s*[.!]?\s*$"
+    r"|审批人|让(?P<zh>[\u4e00-\u9fff]{2,4}?)(?:来)?(?:批|审批)|找(?:[\u4e00-\u9fff]{2,4}?)(?:批|审批)|换(?:个|成)?(?:[\u4e00-\u9fff]{2,4}?)(?:批|审批)"
+)
+_WORKING_DAYS = rx(
+    r"\bhow\s+many\s+(?:working|work|business)\s+days\b|\b(?:working|business)\s+days\s+(?:are\s+there\s+)?(?:between|from|in)\b"
+    r"|(?:几个|多少(?:个)?)工作日|工作日(?:有)?(?:几天|多少)"
+)
+_BALANCE = rx(
+    r"\bbalances?\b|\ballowance\b|\bentitlement\b|\bhow\s+many\s+(?:\w+\s+){0,3}(?:days|holidays|leave)\b(?!.*\b(?:off|take|taking)\b)"
+    r"|\b(?:days|leave|holidays?|pto|vacation)\s+(?:do\s+i\s+have\s+)?(?:left|remaining)\b|\bremaining\s+(?:leave|days|holiday)"
+    r"|余额|额度|还有几天|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假)"
+)
+_WHO_IS_OUT = rx(
+    r"\bwho(?:'s|\s+is|\s+are|\s+will\s+be)?\s+(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
+    r"|\banyone\s+(?:out|off|away|on\s+leave)\b|\bwho\s+else\s+is\s+(?:out|off)\b"
+    r"|谁(?:在)?(?:请假|休假|不在|休息|放假)|哪些人(?:请假|休假|不在)|有(?:谁|人)(?:请假|休假|不在)|(?:请假|休假)的(?:人|同事)"
+)
+_MY_REQUESTS = rx(
+    r"\bmy\s+(?:\w+\s+)?(?:requests?|applications?|submissions?|claims?)\b|\brequests?\s+(?:status|history)\b"
+    r"|\b(?:list|show)\s+(?:me\s+)?(?:my\s+)?requests\b"
+    r"|我的(?:申请|请假|请求|报销|出差)|我(?:提交|申请)的|申请记录|请假记录|报销记录"
+)
+_EXPENSE = rx(
+    r"\b(?:expenses?|reimburse(?:ment)?|claim|receipt)\b|\b(?:spent|paid)\s+(?:[£$€¥]\s*)?\d|报销|报账|发票"
+)
+_TRIP = rx(
+    r"\bbusiness\s+trip\b|\bwork\s+trip\b|\b(?:travel|travelling|traveling|fly|flying|go|going)\s+to\s+\w+.*\bfor\s+(?:a\s+|the\s+)?(?:meeting|conference|client|customer|workshop|training|summit)"
+    r"|出差"
+)
+_LEAVE_STRONG = rx(
+    r"\b(?:leave|day\s+off|days\s+off|time\s+off|pto|out\s+of\s+(?:the\s+)?office|ooo|absence|absent)\b"
+    r"|\b(?:won't|will\s+not|can't|cannot|can\s+not)\s+(?:be\s+in|come\s+in|make\s+it\s+(?:in|to\s+work))\b|\bnot\s+coming\s+in\b"
+    r"|请假|休假|请(?:[0-9一二两三四五六七八九十半]+)?(?:个)?(?:天)?(?:的)?(?:病|年|事|无薪)?假|(?:病|年|事)假|假期"
+)
+_POLICY = rx(
+    r"怎么算|怎么计算|如何计算|怎么扣|规则|政策|制度|\bpolicy\b|\bpolicies\b|\brules?\b"
+    r"|\bhow\s+(?:is|are|does|do)\b.*\b(?:calculated|counted|work|accrue)"
+)
+_LEAVE_WEAK = rx(r"\boff\b|休息|不来|来不了|不上班")
+_PROCESSES = rx(
+    r"\b(?:processes|workflows|request\s+types|kinds\s+of\s+requests?|what\s+can\s+i\s+(?:request|apply\s+for|submit))\b"
+    r"|有哪些流程|流程列表|(?:能|可以)(?:申请|提交)(?:什么|哪些)"
+)
+_FIND_PEOPLE = rx(
+    r"^\s*(?:who\s+is|who's|find|look\s+up|search\s+for)\s+(?P<en>(?!out\b|off\b|away\b|on\s)[A-Za-z][\w .'-]{1,40}?)\s*\??\s*$"
+    r"|^\s*(?P<zh>[\u4e00-\u9fffA-Za-z ]{2,12}?)是谁\s*[?？]?\s*$|^\s*(?:查一下|找一下|找找)(?P<zh2>[\u4e00-\u9fffA-Za-z ]{2,12}?)(?:的(?:邮箱|联系方式|信息))?\s*$"
+)
+_CANCEL_DRAFT = rx(
+    r"^\s*(?:cancel|cancel\s+it|never\s*mind|nevermind|forget\s+it|don't\s+send\s+it|scrap\s+that)\s*[.!]?\s*$"
+    r"|^\s*(?:取消|算了|不要了|不用了|别提交|先不要)\s*[。!！]?\s*$"
+)
+_CAPABILITIES = rx(
+    r"^\s*(?:hi|hello|hey|yo|hiya|morning|good\s+(?:morning|afternoon|evening))\b|\bwhat\s+can\s+you\s+do\b|\bhow\s+(?:do|can)\s+(?:i\s+use\s+)?(?:you|this)\b"
+    r"|\bwho\s+are\s+you\b|^\s*(?:help|/help|\?)\s*[!?.]*\s*$|\bwhat\s+do\s+you\s+do\b"
+    r"|你好|您好|在吗|在不在|你能做什么|你会什么|你能干什么|能干什么|能做什么|能帮我(?:做)?什么|可以做什么|帮助|怎么用|你是谁|^\s*嗨|^\s*哈喽"
+    r"|^\s*(?:早上好|上午好|下午好|晚上好|早安|早)\s*[!！。.]?\s*$"
+)
+_THANKS = rx(
+    r"^\s*(?:thanks|thank\s+you|thx|ty|cheers|great|ok|okay|cool|perfect|got\s+it)\b.{0,20}$|^\s*(?:谢谢|多谢|感谢|好的|好|收到|知道了|明白)\s*\S{0,6}$"
+)
+
+
+def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Reading:
+    """The intent and slots of one user message.
+
+    `awaiting` is the slot the previous turn asked for: a free-text slot (a reason, a
+    description) takes the whole message when nothing else in it reads as a fact.
+    """
+    norm = normalize(text).strip()
+    today = ctx.today
+    ids = request_ids(norm)
+    slots: dict[str, Any] = {}
+    if ids:
+        slots["request_id"] = ids[0]
+    if choice := choice_of(norm):
+        slots["choice"] = choice
+
+    # What follows "reason:" / "because" / "理由" is data for a field, never a command.
+    head = REASON_MARK.split(norm, maxsplit=1)[0]
+    intent = (_intent(head, ctx) if head.strip() else None) or _intent(norm, ctx)
+    if awaiting in _FREE_TEXT and intent is not None and intent not in _INTERRUPTS:
+        asked = norm.rstrip().endswith(("?", "？"))
+        if not (intent in _QUESTIONS and asked) and not (ids and awaiting != "comment"):
+            intent = None
+    if intent is Intent.LEAVE or (intent is None and awaiting in _LEAVE_SLOTS):
+        slots |= leave_slots(norm, today)
+    elif intent in (Intent.APPROVE, Intent.REJECT):
+        if comment := comment_of(norm):
+            slots["comment"] = comment
+    elif intent is Intent.WITHDRAW:
+        if reason := explicit_reason(norm):
+            slots["reason"] = reason
+    elif intent is Intent.REMIND:
+        if note := note_of(norm):
+            slots["note"] = note
+    elif intent is Intent.BALANCE:
+        if (year := year_of(norm, today)) is not None:
+            slots["year"] = year
+    elif intent is Intent.MY_REQUESTS:
+        for status, pattern in STATUS_FILTERS:
+            if pattern.search(norm):
+                slots["status"] = status
+                break
+    elif intent in (Intent.WHO_IS_OUT, Intent.WORKING_DAYS):
+        slots |= range_slots(norm, today)
+        if intent is Intent.WHO_IS_OUT and SCOPE_ALL.search(norm):
+            slots["scope"] = "all"
+        if intent is Intent.WORKING_DAYS and (days := parse_days(norm)):
+            slots["days"] = days
+    elif intent is Intent.EXPENSE or (intent is None and awaiting in _EXPENSE_SLOTS):
+        slots |= expense_slots(norm, ctx)
+    elif intent is Intent.TRIP or (intent is None and awaiting in _TRIP_SLOTS):
+        slots |= trip_slots(norm, today)
+    elif intent is Intent.FIND_PEOPLE:
+        match = _FIND_PEOPLE.search(norm)
+        if match:
+            query = match.group("en") or match.group("zh") or match.group("zh2") or ""
+            slots["query"] = query.strip()
+
+    if intent is None and awaiting in _FREE_TEXT and not _has_facts(slots, awaiting):
+        free = _free_text(norm)
+        if free:
+            slots[awaiting] = free
+    return Reading(intent, slots, norm)
+
+
+_LEAVE_SLOTS = frozenset({"leave_type", "dates", "start", "reason"})
+_EXPENSE_SLOTS = frozenset({"amount", "currency", "category", "spent_on", "description"})
+_TRIP_SLOTS = frozenset({"destination", "trip_dates", "purpose", "estimated_cost"})
+_FREE_TEXT = frozenset({"reason", "comment", "note", "description", "purpose", "destination"})
+
+
+def _has_facts(slots: dict[str, Any], awaiting: str) -> bool:
+    return any(key != awaiting and key != "choice" for key in slots)
+
+
+def _free_text(text: str) -> str:
+    return re.sub(r"^[\s:：,，]+|[\s.。!！]+$", "", text)
+
+
+def _intent(text: str, ctx: Context) -> Intent | None:
+    for intent, test in _ORDER:
+        if test(text, ctx):
+            return intent
+    return None
+
+
+def _approve(text: str, ctx: Context) -> bool:
+    return bool(_APPROVE.search(text)) and not re.search(r"\bapproved\b", text, re.IGNORECASE)
+
+
+def _others(text: str, ctx: Context) -> bool:
+    """Asking about someone else's request, balance or reason (which the planner never looks up)."""
+    match = _OTHERS.search(text)
+    if match is None or _APPROVE.search(text) or _REJECT.search(text):
+        return False
+    owner = (match.group("owner") or match.group(0).split("'s")[0]).strip()
+    if re.search(r"我|你|自己|这|那|上次|之前|刚才", owner) or find_dates(owner, ctx.today):
+        return False
+    return owner.lower() not in _own_names(ctx)
+
+
+def _working_days(text: str, ctx: Context) -> bool:
+    if _WORKING_DAYS.search(text):
+        return True
+    return bool(_HOW_MANY_DAYS.search(text)) and bool(find_dates(text, ctx.today))
+
+
+_HOW_MANY_DAYS = rx(r"\bhow\s+many\s+days\b|几天|多少天")
+
+
+def _approver_choice(text: str, ctx: Context) -> bool:
+    if not _APPROVER_CHOICE.search(text) or _has_task_words(text):
+        return False
+    if _REMIND.search(text) or _WITHDRAW.search(text):
+        return False
+    return not find_dates(text, ctx.today) and not parse_days(text)
+
+
+_ORDER: tuple[tuple[Intent, Any], ...] = (
+    (Intent.IDENTITY, lambda t, c: _is_identity_claim(t, c)),
+    (Intent.SELF_APPROVE, lambda t, c: bool(_SELF_APPROVE.search(t))),
+    (Intent.OTHERS, lambda t, c: _others(t, c)),
+    (Intent.CANCEL_DRAFT, lambda t, c: bool(_CANCEL_DRAFT.search(t))),
+    (Intent.STATUS, lambda t, c: bool(_STATUS.search(t))),
+    (
+        Intent.PENDING_APPROVALS,
+        lambda t, c: bool(_PENDING_APPROVALS.search(t)) and not REQUEST_ID.search(t),
+    ),
+    (Intent.APPROVER_CHOICE, _approver_choice),
+    (Intent.REJECT, lambda t, c: bool(_REJECT.search(t))),
+    (Intent.APPROVE, _approve),
+    (Intent.WITHDRAW, lambda t, c: bool(_WITHDRAW.search(t))),
+    (Intent.REMIND, lambda t, c: bool(_REMIND.search(t))),
+    (Intent.WORKING_DAYS, lambda t, c: _working_days(t, c)),
+    (Intent.BALANCE, lambda t, c: bool(_BALANCE.search(t))),
+    (Intent.WHO_IS_OUT, lambda t, c: bool(_WHO_IS_OUT.search(t))),
+    (Intent.MY_REQUESTS, lambda t, c: bool(_MY_REQUESTS.search(t))),
+    (Intent.EXPENSE, lambda t, c: bool(_EXPENSE.search(t))),
+    (Intent.TRIP, lambda t, c: bool(_TRIP.search(t))),
+    (Intent.LEAVE, lambda t, c: _is_leave(t, c.today)),
+    (Intent.PROCESSES, lambda t, c: bool(_PROCESSES.search(t))),
+    (Intent.CAPABILITIES, lambda t, c: bool(_CAPABILITIES.search(t))),
+    (Intent.FIND_PEOPLE, lambda t, c: bool(_FIND_PEOPLE.search(t))),
+    (Intent.THANKS, lambda t, c: bool(_THANKS.search(t))),
+)
+
+# While a free-text answer is awaited, only these intents interrupt it (and the questions
+# among them only when asked as a question).
+_INTERRUPTS = frozenset({Intent.IDENTITY, Intent.SELF_APPROVE, Intent.OTHERS, Intent.CANCEL_DRAFT})
+_QUESTIONS = frozenset(
+    {
+        Intent.BALANCE,
+        Intent.MY_REQUESTS,
+        Intent.PENDING_APPROVALS,
+        Intent.WHO_IS_OUT,
+        Intent.CAPABILITIES,
+        Intent.STATUS,
+        Intent.PROCESSES,
+        Intent.WORKING_DAYS,
+    }
+)
+
+
+_QUESTION = rx(
+    r"[?？]\s*$|^\s*(?:what|how|why|when|where|who|which|can|could|is|are|do|does|will)\b"
+    r"|吗|什么|怎么|如何|为什么|为啥|哪|谁|几|多少"
+)
+
+
+def looks_like_question(text: str) -> bool:
+    """Whether a message asks something (for the tone of a reply to it)."""
+    return bool(_QUESTION.search(text))
+
+
+def _has_task_words(text: str) -> bool:
+    return bool(
+        _LEAVE_STRONG.search(text)
+        or _EXPENSE.search(text)
+        or _TRIP.search(text)
+        or leave_type(text)
+    )
+
+
+def _is_identity_claim(text: str, ctx: Context) -> bool:
+    match = _IDENTITY.search(text)
+    if not match:
+        claim = _SELF_CLAIM.search(text)
+        if claim is None or not (_APPROVE.search(text) or _REJECT.search(text)):
+            return False
+        claimed = (claim.group("en") or claim.group("zh") or "").strip().lower()
+        return claimed not in _own_names(ctx)
+    groups = match.groupdict()
+    claimed = next(
+        (groups[k] for k in ("name", "name2", "claim", "zhname", "zhclaim") if groups.get(k)), None
+    )
+    if claimed is None:
+        return True
+    return claimed.strip().lower() not in _own_names(ctx)
+
+
+def _own_names(ctx: Context) -> set[str]:
+    return {ctx.user_name.lower(), ctx.user_id.lower(), ctx.first_name.lower()} - {""}
+
+
+def _is_leave(text: str, today: date) -> bool:
+    if _POLICY.search(text) and not (find_dates(text, today) or parse_days(text)):
+        return False  # "年假怎么算": a question about the rules, not a request
+    if _LEAVE_STRONG.search(text) or leave_type(text):
+        return True
+    if _LEAVE_WEAK.search(text) or HALF_ALONE.search(text):
+        return bool(find_dates(text, today) or parse_days(text) or HALF_ALONE.search(text))
+    return False

@@ -1,0 +1,56 @@
+"""Date arguments: the model passes words or ISO dates; code resolves them in the user's timezone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from agent.dates import DateParseError, resolve_date
+from agent.tools.base import ToolContext
+from workflow import calendar
+from workflow.errors import ValidationFailed
+
+DATE_HELP = (
+    "A date as YYYY-MM-DD or in the user's own words ('tomorrow', 'next Monday', '12月1日', '后天'); "
+    "it is resolved by code from the user's today and timezone, so pass the user's words rather than guessing."
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    start: date
+    end: date
+    start_half: bool
+    end_half: bool
+
+
+def one_date(text: str, ctx: ToolContext, field: str) -> date:
+    try:
+        return resolve_date(text, ctx.today)
+    except DateParseError as e:
+        raise ValidationFailed(str(e), {field: str(e)}) from e
+
+
+def span(
+    ctx: ToolContext,
+    start: str,
+    end: str | None,
+    days: float | None,
+    start_half: bool,
+    end_half: bool,
+) -> Span:
+    """Resolve start/end, or start plus a number of working days, into dates and half days."""
+    first = one_date(start, ctx, "start")
+    if end:
+        return Span(first, one_date(end, ctx, "end"), start_half, end_half)
+    if days:
+        person = ctx.actor
+        count = days + (0.5 if start_half else 0)
+        try:
+            s, e, end_am = calendar.add_working_days(
+                first, count, person.country, person.subdivision
+            )
+        except calendar.CalendarError as err:
+            raise ValidationFailed(str(err), {"days": str(err)}) from err
+        return Span(s, e, start_half and s == first, end_am or end_half)
+    return Span(first, first, start_half, end_half)

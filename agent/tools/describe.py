@@ -1,0 +1,98 @@
+"""Requests described in a line a person reads, in their language (tools, cards and DMs use these)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from agent.i18n import fmt_days, fmt_range, t
+from workflow.config import OrgConfig
+from workflow.directory import Directory
+from workflow.models import Request, RequestStatus, Step
+
+STATUS_ZH = {
+    RequestStatus.DRAFT: "草稿",
+    RequestStatus.PENDING: "审批中",
+    RequestStatus.APPROVED: "已批准",
+    RequestStatus.REJECTED: "已驳回",
+    RequestStatus.WITHDRAWN: "已撤回",
+}
+
+
+def status_text(status: RequestStatus, locale: str) -> str:
+    return STATUS_ZH[status] if locale == "zh" else status.value
+
+
+def half_day(fields: dict[str, Any]) -> str:
+    """none | morning | afternoon | start_afternoon | end_morning | both_ends."""
+    start_half, end_half = bool(fields.get("start_half")), bool(fields.get("end_half"))
+    if fields.get("start") == fields.get("end"):
+        return "afternoon" if start_half else "morning" if end_half else "none"
+    if start_half and end_half:
+        return "both_ends"
+    return "start_afternoon" if start_half else "end_morning" if end_half else "none"
+
+
+def what(req: Request, config: OrgConfig, locale: str) -> str:
+    """'Sick leave, Thu 3 Dec 2026 – Thu 10 Dec 2026 (6 working days)' or 'Expense claim: 320 CNY (meals)'."""
+    process = config.processes_by_key[req.process]
+    f = req.fields
+    if req.is_leave:
+        lt = config.leave_types_by_key[f["leave_type"]].display_name(locale)
+        dates = fmt_range(
+            date.fromisoformat(f["start"]),
+            date.fromisoformat(f["end"]),
+            bool(f.get("start_half")),
+            bool(f.get("end_half")),
+            locale,
+        )
+        days = fmt_days(req.derived.get("working_days", 0), locale)
+        return f"{lt}，{dates}（{days}）" if locale == "zh" else f"{lt}, {dates} ({days})"
+    name = process.display_name(locale)
+    if req.process == "expense":
+        return f"{name}: {f.get('amount', 0):g} {f.get('currency', '')} ({f.get('category', '')})"
+    if "start" in f and "end" in f:
+        dates = fmt_range(
+            date.fromisoformat(f["start"]), date.fromisoformat(f["end"]), False, False, locale
+        )
+        where = f.get("destination")
+        return f"{name}: {where + ', ' if where else ''}{dates}"
+    return name
+
+
+def step_line(step: Step, total: int, directory: Directory, locale: str) -> str:
+    holder = directory.get(step.assignee or step.approver).name
+    name = step.name_zh if locale == "zh" else step.name
+    return t(
+        locale,
+        f"step {step.index + 1} of {total} ({name}) with {holder}",
+        f"第 {step.index + 1}/{total} 步（{name}），待 {holder} 审批",
+    )
+
+
+def where_it_is(req: Request, directory: Directory, locale: str) -> str:
+    """'pending: step 1 of 2 (Manager) with 王芳' or the final status."""
+    step = req.open_step()
+    if step is not None:
+        return (
+            status_text(req.status, locale)
+            + t(locale, ": ", "：")
+            + step_line(step, len(req.steps), directory, locale)
+        )
+    return status_text(req.status, locale)
+
+
+def request_row(
+    req: Request, config: OrgConfig, directory: Directory, locale: str
+) -> dict[str, Any]:
+    """A compact row for lists the model reads (no reason: lists are not details)."""
+    step = req.open_step()
+    return {
+        "request_id": req.id,
+        "process": req.process,
+        "requester": directory.get(req.requester).name,
+        "what": what(req, config, locale),
+        "status": req.status.value,
+        "waiting_for": directory.get(step.assignee).name if step and step.assignee else None,
+        "step": f"{step.index + 1}/{len(req.steps)}" if step else None,
+    }

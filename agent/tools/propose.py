@@ -1,0 +1,270 @@
+"""Proposal tools: each validates like the engine, stores a pending action, and waits for a click.
+
+None of them changes state. The confirm card goes to the one person allowed to click it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agent.i18n import t
+from agent.tools.base import Observation, ProposalInfo, Tool, ToolArgs, ToolContext
+from agent.tools.dates_arg import DATE_HELP, span
+from agent.tools.describe import half_day, what
+from agent.tools.read import REQUEST_ID
+from workflow.engine import Proposal
+
+
+def _awaiting(
+    ctx: ToolContext, proposal: Proposal, summary: str, fields: dict[str, Any]
+) -> Observation:
+    engine = ctx.engine
+    confirm_by = engine.directory.get(proposal.pending.actor).name
+    info = ProposalInfo(
+        pending_id=proposal.pending.id,
+        kind=proposal.pending.kind.value,
+        request_id=proposal.request.id,
+        confirm_by=confirm_by,
+        fields=fields,
+        summary=summary,
+    )
+    data = {
+        "ok": True,
+        "status": "awaiting_confirmation",
+        "pending_id": proposal.pending.id,
+        "request_id": proposal.request.id,
+        "confirm_by": confirm_by,
+        "summary": summary,
+        "note": "Nothing has been submitted or sent: the user must click the button on the card.",
+        **{k: v for k, v in fields.items() if k not in ("reason",)},
+    }
+    return Observation(data, info)
+
+
+def _request_fields(ctx: ToolContext, proposal: Proposal) -> dict[str, Any]:
+    req, d = proposal.request, ctx.engine.directory
+    fields: dict[str, Any] = {"process": req.process, **req.fields}
+    if req.is_leave:
+        fields["half_day"] = half_day(req.fields)
+        fields["working_days"] = req.derived.get("working_days")
+    fields["approvers"] = [d.get(s.approver).name for s in req.steps]
+    fields["approver"] = fields["approvers"][0] if fields["approvers"] else None
+    if proposal.balance_after is not None:
+        fields["balance_after"] = proposal.balance_after.available
+    return fields
+
+
+class ProposeLeaveArgs(ToolArgs):
+    leave_type: Literal["annual", "sick", "personal", "unpaid"] = Field(
+        description="From the user's words: sick/ill/病 → sick, vacation/年假 → annual, errand/事假 → personal. Ask if unclear."
+    )
+    start: str = Field(description="First day off. " + DATE_HELP, max_length=60)
+    end: str | None = Field(
+        default=None, description="Last day off (inclusive). " + DATE_HELP, max_length=60
+    )
+    days: float | None = Field(
+        default=None,
+        gt=0,
+        le=260,
+        description="Instead of end, when the user gives a length ('10 days', '3天'): working days from start.",
+    )
+    start_half: bool = Field(
+        default=False, description="Only the afternoon of the first day is off."
+    )
+    end_half: bool = Field(default=False, description="Only the morning of the last day is off.")
+    reason: str | None = Field(
+        default=None,
+        max_length=500,
+        description="The user's reason in their own words, if they gave one. Never invent one.",
+    )
+    replaces: str | None = Field(
+        default=None,
+        max_length=40,
+        description="pending_id of an earlier draft in this conversation that this one corrects.",
+    )
+
+
+async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation:
+    s = span(ctx, args.start, args.end, args.days, args.start_half, args.end_half)
+    fields = {
+        "leave_type": args.leave_type,
+        "start": s.start.isoformat(),
+        "end": s.end.isoformat(),
+        "start_half": s.start_half,
+        "end_half": s.end_half,
+        "reason": args.reason,
+    }
+    proposal = await ctx.engine.prepare_submit(
+        ctx.actor.id, "leave", fields, replaces=args.replaces
+    )
+    loc, req = ctx.locale, proposal.request
+    chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
+    after = proposal.balance_after
+    left = ""
+    if after is not None and after.available is not None:
+        left = t(
+            loc,
+            f" You will have {after.available:g} days left.",
+            f"提交后剩余 {after.available:g} 天。",
+        )
+    summary = t(
+        loc,
+        f"Prepared {what(req, ctx.engine.config, loc)}, approval by {chain}.{left}",
+        f"已准备：{what(req, ctx.engine.config, loc)}，审批人 {chain}。{left}",
+    )
+    return _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal))
+
+
+class ProposeRequestArgs(ToolArgs):
+    process: Literal["expense", "business_trip"] = Field(
+        description="The kind of request (use propose_leave for leave)."
+    )
+    fields: dict[str, Any] = Field(
+        description="The form's fields by name, as list_processes gives them (expense: amount, currency, category, spent_on, description; business_trip: destination, start, end, purpose, estimated_cost). Dates as YYYY-MM-DD or the user's words."
+    )
+    replaces: str | None = Field(
+        default=None, max_length=40, description="pending_id of an earlier draft this one corrects."
+    )
+
+
+async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observation:
+    from agent.tools.dates_arg import one_date
+    from workflow.config import FieldType
+
+    process = ctx.engine.process(args.process)
+    fields = dict(args.fields)
+    for f in process.fields:  # dates in words are resolved here too
+        value = fields.get(f.name)
+        if f.type is FieldType.DATE and isinstance(value, str) and value.strip():
+            fields[f.name] = one_date(value, ctx, f.name).isoformat()
+    proposal = await ctx.engine.prepare_submit(
+        ctx.actor.id, args.process, fields, replaces=args.replaces
+    )
+    loc, req = ctx.locale, proposal.request
+    chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
+    summary = t(
+        loc,
+        f"Prepared {what(req, ctx.engine.config, loc)}, approval by {chain}.",
+        f"已准备：{what(req, ctx.engine.config, loc)}，审批人 {chain}。",
+    )
+    return _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal))
+
+
+class ProposeDecisionArgs(ToolArgs):
+    request_id: str = REQUEST_ID
+    decision: Literal["approve", "reject"]
+    comment: str | None = Field(
+        default=None,
+        max_length=500,
+        description="The approver's comment; required to reject (the reason).",
+    )
+
+
+async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Observation:
+    proposal = await ctx.engine.prepare_decision(
+        ctx.actor.id, args.request_id.upper(), args.decision, args.comment
+    )
+    loc, req, d = ctx.locale, proposal.request, ctx.engine.directory
+    verb = t(
+        loc,
+        "approve" if args.decision == "approve" else "reject",
+        "批准" if args.decision == "approve" else "驳回",
+    )
+    summary = t(
+        loc,
+        f"Prepared: {verb} {d.get(req.requester).name}'s {what(req, ctx.engine.config, loc)}.",
+        f"已准备：{verb} {d.get(req.requester).name} 的 {what(req, ctx.engine.config, loc)}。",
+    )
+    fields = {
+        "decision": args.decision,
+        "comment": args.comment,
+        "requester": d.get(req.requester).name,
+        "step": proposal.pending.payload["step"] + 1,
+    }
+    return _awaiting(ctx, proposal, summary, fields)
+
+
+class ProposeWithdrawArgs(ToolArgs):
+    request_id: str = REQUEST_ID
+    reason: str | None = Field(default=None, max_length=500)
+
+
+async def propose_withdraw(ctx: ToolContext, args: ProposeWithdrawArgs) -> Observation:
+    proposal = await ctx.engine.prepare_withdraw(ctx.actor.id, args.request_id.upper(), args.reason)
+    loc, req = ctx.locale, proposal.request
+    summary = t(
+        loc,
+        f"Prepared: withdraw {req.id} ({what(req, ctx.engine.config, loc)}).",
+        f"已准备：撤回 {req.id}（{what(req, ctx.engine.config, loc)}）。",
+    )
+    return _awaiting(ctx, proposal, summary, {"reason": args.reason})
+
+
+class ProposeReminderArgs(ToolArgs):
+    request_id: str = REQUEST_ID
+    note: str | None = Field(
+        default=None,
+        max_length=300,
+        description="A short note from the user to the approver, in their words.",
+    )
+
+
+async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Observation:
+    proposal = await ctx.engine.prepare_remind(ctx.actor.id, args.request_id.upper(), args.note)
+    loc, req, d = ctx.locale, proposal.request, ctx.engine.directory
+    step = req.open_step()
+    to = d.get(step.assignee).name if step and step.assignee else "?"
+    summary = t(
+        loc,
+        f"Prepared a reminder to {to} about {req.id} ({what(req, ctx.engine.config, loc)}), waiting since {req.submitted_at:%Y-%m-%d %H:%M}.",
+        f"已准备提醒 {to} 审批 {req.id}（{what(req, ctx.engine.config, loc)}），提交于 {req.submitted_at:%Y-%m-%d %H:%M}。",
+    )
+    return _awaiting(ctx, proposal, summary, {"to": to, "note": args.note})
+
+
+PROPOSE_TOOLS: list[Tool] = [
+    Tool(
+        "propose_leave",
+        "Prepare a leave request for the user to confirm. Validates dates, working days, balance and overlaps and resolves the approvers; nothing is submitted until the user clicks Submit on the card. Call it as soon as the leave type and dates are known; ask only for what is missing.",
+        ProposeLeaveArgs,
+        propose_leave,
+        lambda a, loc: t(loc, f"Preparing your {a.leave_type} leave request", "准备请假申请"),
+        writes=True,
+    ),
+    Tool(
+        "propose_request",
+        "Prepare an expense claim or business trip request for the user to confirm (nothing is submitted until they click Submit).",
+        ProposeRequestArgs,
+        propose_request,
+        lambda a, loc: t(loc, "Preparing your request", "准备申请"),
+        writes=True,
+    ),
+    Tool(
+        "propose_decision",
+        "Prepare an approve/reject decision on a request whose open step is assigned to the user; the user confirms it on a card. Refused for anyone else's step.",
+        ProposeDecisionArgs,
+        propose_decision,
+        lambda a, loc: t(
+            loc, f"Preparing your decision on {a.request_id}", f"准备审批 {a.request_id}"
+        ),
+        writes=True,
+    ),
+    Tool(
+        "propose_withdraw",
+        "Prepare the withdrawal of the user's own undecided request; confirmed on a card.",
+        ProposeWithdrawArgs,
+        propose_withdraw,
+        lambda a, loc: t(loc, f"Preparing to withdraw {a.request_id}", f"准备撤回 {a.request_id}"),
+        writes=True,
+    ),
+    Tool(
+        "propose_reminder",
+        "Prepare a reminder to the approver of the user's own pending request, with the request's facts; sent once the user confirms (at most one every few hours).",
+        ProposeReminderArgs,
+        propose_reminder,
+        lambda a, loc: t(loc, "Preparing a reminder", "准备催办提醒"),
+        writes=True,
+    ),
+]

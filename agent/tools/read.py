@@ -1,0 +1,306 @@
+"""Read tools: what the agent may look up, always on behalf of the acting user only."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agent.i18n import fmt_days, fmt_range, t
+from agent.tools.base import Observation, Tool, ToolArgs, ToolContext, ok
+from agent.tools.dates_arg import DATE_HELP, span
+from agent.tools.describe import request_row, status_text, what, where_it_is
+from workflow.models import RequestStatus
+
+REQUEST_ID = Field(
+    description="A request id like R-7K3F9Q2M, from my_requests, my_pending_approvals or the conversation.",
+    min_length=3,
+    max_length=20,
+)
+
+
+class NoArgs(ToolArgs):
+    pass
+
+
+async def list_processes(ctx: ToolContext, _: NoArgs) -> Observation:
+    config, loc = ctx.engine.config, ctx.locale
+    processes = [
+        {
+            "process": p.key,
+            "name": p.display_name(loc),
+            "fields": [
+                {
+                    "name": f.name,
+                    "type": f.type.value,
+                    "required": f.required,
+                    **({"choices": list(f.choices)} if f.choices else {}),
+                }
+                for f in p.fields
+            ],
+        }
+        for p in config.processes
+    ]
+    leave_types = [
+        {"leave_type": lt.key, "name": lt.display_name(loc)} for lt in config.leave_types
+    ]
+    names = ", ".join(p["name"] for p in processes)
+    return ok(
+        t(loc, f"You can request: {names}.", f"可以申请：{names}。"),
+        processes=processes,
+        leave_types=leave_types,
+    )
+
+
+class FindPeopleArgs(ToolArgs):
+    query: str = Field(
+        min_length=1,
+        max_length=100,
+        description="Part of a name or email the user mentioned, e.g. 'Li Si' or '李四'.",
+    )
+
+
+async def find_people(ctx: ToolContext, args: FindPeopleArgs) -> Observation:
+    found = ctx.engine.directory.search(args.query, limit=5)
+    people = [{"id": p.id, "name": p.name, "title": p.title, "team": p.team} for p in found]
+    names = ", ".join(p.name for p in found)
+    summary = t(
+        ctx.locale,
+        f"Found: {names}." if found else f"Nobody matches {args.query!r}.",
+        f"找到：{names}。" if found else f"没有找到“{args.query}”。",
+    )
+    return ok(summary, people=people)
+
+
+class BalancesArgs(ToolArgs):
+    year: int | None = Field(
+        default=None, ge=2000, le=2100, description="Leave year; omit for the current year."
+    )
+
+
+async def my_balances(ctx: ToolContext, args: BalancesArgs) -> Observation:
+    config, loc = ctx.engine.config, ctx.locale
+    rows = []
+    parts = []
+    for b in await ctx.engine.balances(ctx.actor.id, args.year):
+        name = config.leave_types_by_key[b.leave_type].display_name(loc)
+        rows.append({**b.as_dict(), "name": name})
+        if b.available is not None:
+            parts.append(
+                t(
+                    loc,
+                    f"{name}: {b.available:g} of {b.allowance:g} days left",
+                    f"{name}：剩余 {b.available:g} 天（共 {b.allowance:g} 天）",
+                )
+                + (
+                    t(loc, f", {b.reserved:g} pending", f"，{b.reserved:g} 天审批中")
+                    if b.reserved
+                    else ""
+                )
+            )
+    year = rows[0]["year"] if rows else args.year
+    summary = (
+        t(loc, f"Your balances for {year}: ", f"你 {year} 年的假期余额：")
+        + t(loc, "; ", "；").join(parts)
+        + t(loc, ".", "。")
+    )
+    return ok(summary, year=year, balances=rows)
+
+
+class WorkingDaysArgs(ToolArgs):
+    start: str = Field(description=DATE_HELP, max_length=60)
+    end: str | None = Field(
+        default=None, description="Last day (inclusive); " + DATE_HELP, max_length=60
+    )
+    days: float | None = Field(
+        default=None, gt=0, le=260, description="Instead of end: this many working days from start."
+    )
+    start_half: bool = Field(
+        default=False, description="The first day counts from noon only (afternoon off)."
+    )
+    end_half: bool = Field(
+        default=False, description="The last day counts until noon only (morning off)."
+    )
+
+
+async def working_days(ctx: ToolContext, args: WorkingDaysArgs) -> Observation:
+    s = span(ctx, args.start, args.end, args.days, args.start_half, args.end_half)
+    result = ctx.engine.working_days(ctx.actor.id, s.start, s.end, s.start_half, s.end_half)
+    dates = fmt_range(s.start, s.end, s.start_half, s.end_half, ctx.locale)
+    holidays = ", ".join(h["name"] for h in result["public_holidays"])
+    extra = (
+        t(ctx.locale, f" (public holidays: {holidays})", f"（含公共假期：{holidays}）")
+        if holidays
+        else ""
+    )
+    summary = f"{dates}: {fmt_days(result['working_days'], ctx.locale)}{extra}"
+    return ok(summary, **result, start_half=s.start_half, end_half=s.end_half)
+
+
+class MyRequestsArgs(ToolArgs):
+    status: Literal["pending", "approved", "rejected", "withdrawn"] | None = Field(
+        default=None, description="Only requests with this status; omit for all recent ones."
+    )
+
+
+async def my_requests(ctx: ToolContext, args: MyRequestsArgs) -> Observation:
+    engine, loc = ctx.engine, ctx.locale
+    status = RequestStatus(args.status) if args.status else None
+    requests = await engine.my_requests(ctx.actor.id, status, limit=10)
+    rows = [request_row(r, engine.config, engine.directory, loc) for r in requests]
+    if not rows:
+        return ok(t(loc, "You have no such requests.", "你没有相关申请。"), requests=[])
+    lines = [
+        f"{r.id} {what(r, engine.config, loc)} — {where_it_is(r, engine.directory, loc)}"
+        for r in requests
+    ]
+    return ok(t(loc, "Your requests:\n", "你的申请：\n") + "\n".join(lines), requests=rows)
+
+
+class RequestIdArgs(ToolArgs):
+    request_id: str = REQUEST_ID
+
+
+async def request_details(ctx: ToolContext, args: RequestIdArgs) -> Observation:
+    engine, loc = ctx.engine, ctx.locale
+    req = await engine.get_request(args.request_id.upper(), ctx.actor.id)
+    d = engine.directory
+    steps = [
+        {
+            "step": s.index + 1,
+            "name": s.name_zh if loc == "zh" else s.name,
+            "approver": d.get(s.approver).name,
+            "assignee": d.get(s.assignee).name if s.assignee else None,
+            "status": s.status.value,
+            "decided_by": d.get(s.decided_by).name if s.decided_by else None,
+            "comment": s.comment,
+        }
+        for s in req.steps
+    ]
+    history = [
+        {
+            "at": h.at.isoformat(timespec="minutes"),
+            "by": d.get(h.actor).name if h.actor else "system",
+            "action": h.action,
+            "comment": h.comment,
+        }
+        for h in req.history
+    ]
+    summary = f"{req.id} {what(req, engine.config, loc)} — {where_it_is(req, d, loc)}"
+    return ok(
+        summary,
+        request={
+            "request_id": req.id,
+            "process": req.process,
+            "requester": d.get(req.requester).name,
+            "status": req.status.value,
+            "status_text": status_text(req.status, loc),
+            "fields": req.fields,
+            "working_days": req.derived.get("working_days"),
+        },
+        steps=steps,
+        history=history,
+    )
+
+
+async def my_pending_approvals(ctx: ToolContext, _: NoArgs) -> Observation:
+    engine, loc = ctx.engine, ctx.locale
+    requests = await engine.my_approvals(ctx.actor.id)
+    rows = [request_row(r, engine.config, engine.directory, loc) for r in requests]
+    if not rows:
+        return ok(
+            t(loc, "Nothing is waiting for your approval.", "没有待你审批的申请。"), approvals=[]
+        )
+    lines = [f"{r['request_id']} {r['requester']}: {r['what']}" for r in rows]
+    return ok(
+        t(loc, "Waiting for your approval:\n", "待你审批：\n") + "\n".join(lines), approvals=rows
+    )
+
+
+class WhoIsOutArgs(ToolArgs):
+    start: str = Field(description=DATE_HELP, max_length=60)
+    end: str | None = Field(
+        default=None,
+        description="Last day (inclusive); omit for one day. " + DATE_HELP,
+        max_length=60,
+    )
+    scope: Literal["team", "all"] = Field(
+        default="team", description="'team': the user's team; 'all': everyone."
+    )
+
+
+async def who_is_out(ctx: ToolContext, args: WhoIsOutArgs) -> Observation:
+    s = span(ctx, args.start, args.end, None, False, False)
+    engine, loc = ctx.engine, ctx.locale
+    team = engine.directory.team_of(ctx.actor.id) if args.scope == "team" else None
+    out = await engine.who_is_out(ctx.actor.id, s.start, s.end, team)
+    rows = [o.as_dict() for o in out]
+    dates = fmt_range(s.start, s.end, False, False, loc)
+    if not rows:
+        return ok(t(loc, f"Nobody is out {dates}.", f"{dates} 没有人请假。"), out=[])
+    lines = [
+        f"{o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, loc)}"
+        + (t(loc, " (awaiting approval)", "（审批中）") if o.tentative else "")
+        for o in out
+    ]
+    return ok(t(loc, f"Out {dates}:\n", f"{dates} 请假的人：\n") + "\n".join(lines), out=rows)
+
+
+READ_TOOLS: list[Tool] = [
+    Tool(
+        "list_processes",
+        "The kinds of request the user can make (leave, expense, business trip), their fields and the leave types. Call it when unsure which fields a request needs.",
+        NoArgs,
+        list_processes,
+        lambda a, loc: t(loc, "Looking up the request forms", "查看申请表单"),
+    ),
+    Tool(
+        "find_people",
+        "Find colleagues by name or email when the user mentions someone (an approver, a colleague). Returns at most 5 matches. Never use it to list everyone.",
+        FindPeopleArgs,
+        find_people,
+        lambda a, loc: t(loc, f"Looking up {a.query}", f"查找 {a.query}"),
+    ),
+    Tool(
+        "my_balances",
+        "The user's own leave balances (allowance, used, pending, available) per leave type.",
+        BalancesArgs,
+        my_balances,
+        lambda a, loc: t(loc, "Checking your leave balances", "查询你的假期余额"),
+    ),
+    Tool(
+        "working_days",
+        "Count the user's working days in a date range (weekends and the public holidays of the user's country excluded, half days counted as 0.5).",
+        WorkingDaysArgs,
+        working_days,
+        lambda a, loc: t(loc, "Counting working days", "计算工作日"),
+    ),
+    Tool(
+        "my_requests",
+        "The user's own recent requests with their status and who they are waiting for. Use it to answer 'is it approved?' from the engine's state, never from memory.",
+        MyRequestsArgs,
+        my_requests,
+        lambda a, loc: t(loc, "Checking your requests", "查询你的申请"),
+    ),
+    Tool(
+        "request_details",
+        "Details, steps and history of one request; only works for requests the user made, approves, or may see as HR.",
+        RequestIdArgs,
+        request_details,
+        lambda a, loc: t(loc, f"Opening request {a.request_id}", f"查看申请 {a.request_id}"),
+    ),
+    Tool(
+        "my_pending_approvals",
+        "Requests waiting for the user's own decision (as approver or delegate).",
+        NoArgs,
+        my_pending_approvals,
+        lambda a, loc: t(loc, "Checking what waits for your approval", "查询待你审批的申请"),
+    ),
+    Tool(
+        "who_is_out",
+        "Who is on leave in a date range: names and dates only, never the type or reason.",
+        WhoIsOutArgs,
+        who_is_out,
+        lambda a, loc: t(loc, "Checking who is out", "查询谁在休假"),
+    ),
+]

@@ -1,0 +1,299 @@
+"""`approvals-bot chat --as PERSON`: a DM with the bot in the terminal, over the real agent and engine.
+
+Confirm cards become a [y/N] prompt answered by the person. Works with piped input, one
+line per message or answer, so a conversation can be scripted; --json prints step events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from agent.events import (
+    FinalAnswer,
+    ModelStep,
+    Notice,
+    ProposalReady,
+    StepEvent,
+    ToolFinished,
+    ToolStarted,
+)
+from agent.i18n import t
+from agent.tools.describe import what, where_it_is
+from bot.runtime import Runtime
+from workflow.errors import WorkflowError
+
+HELP = """Type a message to the bot, or a command:
+  /as PERSON   switch to another person (e.g. an approver) — a new conversation
+  /pending     your pending approvals, to approve or reject
+  /history     this conversation so far
+  /help        this text
+  /quit        leave (Ctrl-D also works)"""
+
+PROMPTS = {
+    "submit": ("Submit? [y/N] ", "提交？[y/N] "),
+    "decide": ("Confirm this decision? [y/N] ", "确认此审批？[y/N] "),
+    "withdraw": ("Withdraw? [y/N] ", "撤回？[y/N] "),
+    "remind": ("Send the reminder? [y/N] ", "发送提醒？[y/N] "),
+}
+
+
+@dataclass
+class ChatSession:
+    """One terminal conversation: who is speaking and the thread it runs in."""
+
+    runtime: Runtime
+    person: str
+    json_mode: bool = False
+    read: Callable[[], str | None] = field(default=lambda: None)
+    out: IO[str] = field(default_factory=lambda: sys.stdout)
+    thread: str = ""
+
+    def __post_init__(self) -> None:
+        self.switch(self.person)
+
+    def switch(self, person: str) -> None:
+        self.runtime.engine.person(person)  # NotFound for someone not in the directory
+        self.person = person
+        self.thread = f"cli:{person}:{secrets.token_hex(4)}"
+
+    @property
+    def locale(self) -> str:
+        return self.runtime.engine.person(self.person).locale
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def emit(self, data: dict[str, Any]) -> None:
+        self.say(json.dumps(data, ensure_ascii=False, default=str))
+
+    async def ask(self, prompt: str) -> str:
+        if not self.json_mode:
+            self.out.write(prompt)
+            self.out.flush()
+        answer = await asyncio.to_thread(self.read)
+        if answer is not None and not self.out.isatty() and not self.json_mode:
+            self.say(answer.strip())  # echo piped answers so a transcript reads naturally
+        return (answer or "").strip()
+
+    # --- one message -------------------------------------------------------------------------
+
+    async def message(self, text: str) -> None:
+        proposals: list[ProposalReady] = []
+        async for event in self.runtime.agent.run(self.thread, self.person, text):
+            self.show(event)
+            if isinstance(event, ProposalReady):
+                proposals.append(event)
+        for p in proposals:
+            await self.confirm_card(p)
+
+    def show(self, event: StepEvent) -> None:
+        if self.json_mode:
+            self.emit(event.to_dict())
+            return
+        match event:
+            case ModelStep(thought=str() as thought) if thought:
+                self.say(f"  … {thought}")
+            case ToolStarted():
+                pass
+            case ToolFinished(ok=True):
+                self.say(f"  ✓ {event.title}")
+            case ToolFinished():
+                self.say(f"  ✗ {event.title}: {event.summary}")
+            case Notice():
+                self.say(f"  ! {event.text}")
+            case ProposalReady():
+                self.say(
+                    "  ┌─ "
+                    + t(
+                        self.locale,
+                        f"Awaiting {event.confirm_by}'s confirmation",
+                        f"等待 {event.confirm_by} 确认",
+                    )
+                )
+                for line in event.summary.splitlines():
+                    self.say(f"  │ {line}")
+                self.say(
+                    "  └─ [Submit] [Cancel]"
+                    if event.action == "submit"
+                    else "  └─ [Confirm] [Cancel]"
+                )
+            case FinalAnswer():
+                self.say(f"bot> {event.text}")
+
+    async def confirm_card(self, p: ProposalReady) -> None:
+        """The card's buttons: the person answers y to confirm; anything else cancels."""
+        engine = self.runtime.engine
+        en, zh = PROMPTS.get(p.action, PROMPTS["submit"])
+        answer = await self.ask(t(self.locale, en, zh))
+        try:
+            if answer.lower() in ("y", "yes", "是", "好", "确认"):
+                outcome = await engine.confirm(p.pending_id, self.person)
+                req = outcome.request
+                line = f"{req.id} {what(req, engine.config, self.locale)} — {where_it_is(req, engine.directory, self.locale)}"
+                note = t(
+                    self.locale,
+                    f"(Confirmed by {engine.person(self.person).name}: {line})",
+                    f"（{engine.person(self.person).name} 已确认：{line}）",
+                )
+                result = {
+                    "event": "confirmed",
+                    "pending_id": p.pending_id,
+                    "request_id": req.id,
+                    "status": req.status.value,
+                    "repeated": outcome.repeated,
+                }
+            else:
+                await engine.cancel(p.pending_id, self.person)
+                note = t(
+                    self.locale, "(Cancelled: nothing was sent.)", "（已取消：没有提交任何内容。）"
+                )
+                result = {"event": "cancelled", "pending_id": p.pending_id}
+        except WorkflowError as e:
+            note = t(self.locale, f"(Not done: {e})", f"（未完成：{e}）")
+            result = {
+                "event": "refused",
+                "pending_id": p.pending_id,
+                "error": e.code,
+                "message": str(e),
+            }
+        await self.runtime.memory.note(self.thread, note)
+        self.emit(result) if self.json_mode else self.say(note)
+
+    # --- commands -----------------------------------------------------------------------------
+
+    async def pending(self) -> None:
+        engine = self.runtime.engine
+        approvals = await engine.my_approvals(self.person)
+        if not approvals:
+            self.say(
+                t(self.locale, "Nothing is waiting for your approval.", "没有待你审批的申请。")
+            )
+            return
+        for req in approvals:
+            view = await engine.request_view(req.id, self.person)
+            who = engine.person(req.requester).name
+            self.say(f"{req.id} {who}: {what(req, engine.config, self.locale)}")
+            if req.fields.get("reason"):
+                self.say("  " + t(self.locale, "Reason: ", "事由：") + str(req.fields["reason"]))
+            if view.team_out:
+                names = ", ".join(o.name for o in view.team_out)
+                self.say("  " + t(self.locale, f"Also out then: {names}", f"同期请假：{names}"))
+            choice = (
+                await self.ask(
+                    t(
+                        self.locale,
+                        "[a]pprove / [r]eject / [s]kip? ",
+                        "[a]批准 / [r]驳回 / [s]跳过？",
+                    )
+                )
+            ).lower()
+            if choice not in ("a", "r"):
+                continue
+            step = req.open_step()
+            comment = None
+            if choice == "r":
+                comment = await self.ask(t(self.locale, "Reason: ", "理由："))
+            try:
+                done = await engine.decide(
+                    req.id,
+                    step.index,
+                    self.person,
+                    "approve" if choice == "a" else "reject",
+                    comment,
+                )
+                self.say("  → " + where_it_is(done, engine.directory, self.locale))
+            except WorkflowError as e:
+                self.say(f"  ✗ {e}")
+
+    async def history(self) -> None:
+        for m in await self.runtime.memory.load(self.thread):
+            if m.role == "user":
+                self.say(f"you> {m.content}")
+            elif m.role == "assistant" and m.content:
+                self.say(f"bot> {m.content}")
+            elif m.role == "tool":
+                self.say(f"  [{m.name}] {m.content[:200]}")
+
+    async def handle(self, line: str) -> bool:
+        """Handle one input line; False to stop."""
+        line = line.strip()
+        if not line:
+            return True
+        if line in ("/quit", "/exit"):
+            return False
+        if line == "/help":
+            self.say(HELP)
+        elif line.startswith("/as"):
+            try:
+                self.switch(line[3:].strip())
+                self.say(
+                    t(
+                        self.locale,
+                        f"You are now {self.runtime.engine.person(self.person).name}.",
+                        f"你现在是 {self.runtime.engine.person(self.person).name}。",
+                    )
+                )
+            except WorkflowError as e:
+                self.say(str(e))
+        elif line == "/pending":
+            await self.pending()
+        elif line == "/history":
+            await self.history()
+        elif line.startswith("/"):
+            self.say(HELP)
+        else:
+            await self.message(line)
+        return True
+
+
+async def run_chat(
+    runtime: Runtime,
+    person: str,
+    json_mode: bool,
+    stdin: IO[str] = sys.stdin,
+    out: IO[str] = sys.stdout,
+) -> int:
+    """The REPL: read a line, answer it, until EOF or /quit."""
+
+    def read() -> str | None:
+        line = stdin.readline()
+        return line if line else None
+
+    session = ChatSession(runtime, person, json_mode, read, out)
+    interactive = stdin.isatty()
+    if interactive and not json_mode:
+        name = runtime.engine.person(person).name
+        store = (
+            "Redis"
+            if runtime.persistent
+            else t(
+                session.locale, "an in-process store (nothing persisted)", "进程内存储（不持久化）"
+            )
+        )
+        session.say(
+            t(
+                session.locale,
+                f"DM with the approvals bot as {name}, on {store}. /help for commands.",
+                f"你以 {name} 的身份与审批机器人对话，使用{store}。输入 /help 查看命令。",
+            )
+        )
+    try:
+        while True:
+            if interactive and not json_mode:
+                out.write(f"{runtime.engine.person(session.person).name}> ")
+                out.flush()
+            line = await asyncio.to_thread(read)
+            if line is None:
+                return 0
+            if not interactive and not json_mode:
+                session.say(f"{runtime.engine.person(session.person).name}> {line.strip()}")
+            if not await session.handle(line):
+                return 0
+    finally:
+        await runtime.close()

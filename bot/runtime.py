@@ -1,0 +1,71 @@
+"""Everything a running product needs, built once from the settings: store, engine, agent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from agent.planner import OfflinePlanner
+
+from agent.llm.openai_compat import OpenAICompatModel
+from agent.llm.options import options_for
+from agent.loop import Agent
+from agent.memory import ThreadMemory
+from agent.model import ChatModel
+from bot.settings import Settings, SettingsError
+from workflow.config import load_config
+from workflow.engine import Engine
+from workflow.store import connect
+
+
+def build_model(settings: Settings) -> tuple[ChatModel, ChatModel | None]:
+    """The configured LLM with the offline planner as its fallback, or the planner alone."""
+    planner = OfflinePlanner()
+    if not settings.llm_configured:
+        return planner, None
+    overrides = {
+        "model": settings.llm_model,
+        "api_key": settings.llm_api_key.get_secret_value() if settings.llm_api_key else None,
+        "tool_mode": settings.llm_tool_mode,
+        "timeout_s": settings.llm_timeout_s,
+    }
+    if settings.llm_base_url:
+        overrides["base_url"] = settings.llm_base_url
+    try:
+        options = options_for(settings.llm_preset, **overrides)
+        return OpenAICompatModel(options), planner
+    except ValueError as e:
+        raise SettingsError(str(e)) from e
+
+
+@dataclass
+class Runtime:
+    """The product's parts, wired once at start-up."""
+
+    settings: Settings
+    redis: aioredis.Redis
+    engine: Engine
+    memory: ThreadMemory
+    agent: Agent
+    model: ChatModel
+
+    @property
+    def persistent(self) -> bool:
+        return self.settings.redis_url is not None
+
+    async def close(self) -> None:
+        close = getattr(self.model, "close", None)
+        if close is not None:
+            await close()
+        await self.redis.aclose()
+
+
+def build_runtime(settings: Settings) -> Runtime:
+    """Wire the product from the settings (no I/O happens here)."""
+    config = load_config(settings.approvals_config)
+    redis = connect(settings.redis_url)
+    engine = Engine(config, redis, settings.clock())
+    memory = ThreadMemory(redis)
+    model, fallback = build_model(settings)
+    agent = Agent(model, engine, memory, fallback=fallback)
+    return Runtime(settings, redis, engine, memory, agent, model)

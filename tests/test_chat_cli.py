@@ -1,0 +1,91 @@
+"""`approvals-bot chat`: a scripted conversation through the real agent, planner and engine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+ENV = {"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8", "APPROVALS_NOW": "2026-12-02T09:00"}
+
+
+def chat(person: str, lines: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", "chat", "--as", person, *extra],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=ENV,
+    )
+
+
+def test_json_mode_prints_step_events_with_the_proposal_fields():
+    """--json prints one event per line; the proposal carries process, type, dates, half day, reason, approver and days."""
+    done = chat("zhangsan", ["明天肚子疼，想请10天假", "y"], "--json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert (
+        kinds[0] == "turn_started"
+        and "proposal" in kinds
+        and "final" in kinds
+        and kinds[-1] == "confirmed"
+    )
+    proposal = next(e for e in events if e["event"] == "proposal")
+    f = proposal["fields"]
+    assert (
+        f["process"],
+        f["leave_type"],
+        f["start"],
+        f["end"],
+        f["half_day"],
+        f["approver"],
+        f["working_days"],
+    ) == (
+        "leave",
+        "sick",
+        "2026-12-03",
+        "2026-12-16",
+        "none",
+        "王芳",
+        10.0,
+    )
+    assert f["reason"] == "肚子疼"
+    assert events[-1]["status"] == "pending"
+
+
+def test_a_piped_conversation_where_the_approver_approves():
+    """Employee asks in English and submits; /as switches to the manager, who approves from /pending."""
+    done = chat(
+        "oliver",
+        [
+            "I need annual leave next Monday to Wednesday",
+            "y",
+            "/as emma",
+            "/pending",
+            "a",
+            "/as oliver",
+            "is it approved?",
+        ],
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Mon 7 Dec 2026 – Wed 9 Dec 2026 (3 working days)" in out
+    assert "Submit? [y/N]" in out and "pending: step 1 of 1 (Manager) with Emma Clarke" in out
+    assert out.rstrip().endswith("— approved")
+
+
+def test_declining_the_card_submits_nothing():
+    """Answering anything but y cancels the proposal and says nothing was sent."""
+    done = chat("chenjing", ["annual leave tomorrow", "n", "my requests"])
+    assert done.returncode == 0, done.stderr
+    assert "Cancelled: nothing was sent" in done.stdout
+    assert "You have no such requests" in done.stdout
+
+
+def test_an_unknown_person_is_refused_in_one_line():
+    """--as someone not in the directory stops with one clear line."""
+    done = chat("nobody", ["hi"])
+    assert done.returncode == 2
+    assert "no person 'nobody'" in done.stderr
