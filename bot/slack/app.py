@@ -1,0 +1,470 @@
+"""The Slack bot: Bolt listeners that turn DMs, /leave, button clicks and forms into agent turns and engine calls.
+
+Every handler acks within Slack's 3 seconds; slow work (an agent turn, Web API calls) runs in
+a task we keep. Bolt answers the HTTP request once the (fast) listener returns
+(process_before_response), so no work runs in a task Bolt keeps and we cannot drain.
+Identity is the Slack user who sent the event, mapped to the directory; never the text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.i18n import detect_locale, t
+from agent.tools.describe import what
+from bot.runtime import Runtime
+from bot.slack import blocks
+from bot.slack.identity import SlackIdentity
+from bot.slack.turns import ThreadView
+from bot.tasks import BackgroundTasks
+from workflow.chain import resolve_chain
+from workflow.config import Person
+from workflow.errors import (
+    InsufficientBalance,
+    OverlappingLeave,
+    StoreUnavailable,
+    ValidationFailed,
+    WorkflowError,
+)
+from workflow.keys import event_seen
+
+log = structlog.get_logger("slack")
+SEEN_TTL_S = 3600  # Slack retries within minutes; an hour of memory drops every retry
+FORM_BLOCKS = {
+    "leave_type": "leave_type",
+    "start": "start",
+    "end": "end",
+    "start_half": "halves",
+    "end_half": "halves",
+    "reason": "reason",
+}
+
+
+@dataclass(frozen=True)
+class Click:
+    """What a block_actions payload says: who clicked what, where."""
+
+    team: str
+    user: str
+    value: str
+    channel: str | None
+    ts: str | None
+    thread_ts: str | None
+    trigger_id: str | None
+
+    @classmethod
+    def of(cls, body: dict[str, Any]) -> Click:
+        container = body.get("container") or {}
+        message = body.get("message") or {}
+        return cls(
+            team=(body.get("team") or {}).get("id") or body.get("user", {}).get("team_id", ""),
+            user=body["user"]["id"],
+            value=body["actions"][0].get("value", ""),
+            channel=container.get("channel_id") or (body.get("channel") or {}).get("id"),
+            ts=container.get("message_ts") or message.get("ts"),
+            thread_ts=message.get("thread_ts"),
+            trigger_id=body.get("trigger_id"),
+        )
+
+
+def thread_key(team_id: str, channel: str, thread_ts: str) -> str:
+    return f"slack:{team_id}:{channel}:{thread_ts}"
+
+
+def not_in_directory(locale: str, hr: str) -> str:
+    return t(
+        locale,
+        f"Sorry — your Slack account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
+        f"抱歉，你的 Slack 账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
+    )
+
+
+class SlackBot:
+    """Bolt app + our handlers, over one runtime."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        client: AsyncWebClient,
+        signing_secret: str,
+        *,
+        streaming: bool = True,
+        tasks: BackgroundTasks | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.engine = runtime.engine
+        self.client = client
+        self.streaming = streaming
+        self.tasks = tasks or BackgroundTasks()
+        self.identity = SlackIdentity(self.engine.directory, runtime.redis, client)
+        self.app = AsyncApp(
+            client=client, signing_secret=signing_secret, process_before_response=True
+        )
+        hr = self.engine.directory.with_role("hr")
+        self.hr_name = hr[0].name if hr else "HR"
+        self._register()
+
+    # --- plumbing ----------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        app = self.app
+        app.event("message")(self.on_message)
+        app.event("app_home_opened")(self.on_home_opened)
+        app.command("/leave")(self.on_leave_command)
+        app.action("pending_confirm")(self.on_pending_confirm)
+        app.action("pending_cancel")(self.on_pending_cancel)
+        app.action("request_approve")(self.on_approve)
+        app.action("request_reject")(self.on_reject_click)
+        app.action("home_withdraw")(self.on_home_withdraw)
+        app.action("open_leave_form")(self.on_open_leave_form)
+        app.view("reject_reason")(self.on_reject_submit)
+        app.view("leave_form")(self.on_leave_submit)
+
+    async def handle(self, request: web.Request) -> web.Response:
+        """POST /slack/events: events, commands and interactivity, verified by Bolt's signature check."""
+        bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(bolt_response)
+
+    async def _first_time(self, event_id: str | None) -> bool:
+        """False for an event id seen before (Slack's retries): ack and drop it."""
+        if not event_id:
+            return True
+        return bool(
+            await self.runtime.redis.set(event_seen("slack", event_id), "1", nx=True, ex=SEEN_TTL_S)
+        )
+
+    async def _person(self, team_id: str, user_id: str) -> Person | None:
+        return await self.identity.person_for(team_id, user_id)
+
+    async def _ephemeral(self, channel: str | None, user_id: str, text: str) -> None:
+        if channel is None:
+            return
+        try:
+            await self.client.chat_postEphemeral(channel=channel, user=user_id, text=text)
+        except SlackApiError as e:
+            log.warning("slack_ephemeral_failed", error=e.response.get("error"))
+
+    async def _clicker(self, body: dict[str, Any]) -> tuple[Click, Person] | None:
+        """The click and the person who made it; someone unknown is told so privately."""
+        click = Click.of(body)
+        person = await self._person(click.team, click.user)
+        if person is None:
+            await self._ephemeral(click.channel, click.user, not_in_directory("en", self.hr_name))
+            return None
+        return click, person
+
+    # --- DMs ---------------------------------------------------------------------------------
+
+    async def on_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """A DM to the bot: start (or continue) the thread's conversation in the background."""
+        if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
+            return
+        if not await self._first_time(body.get("event_id")):
+            log.info("slack_event_duplicate", event_id=body.get("event_id"))
+            return
+        text = (event.get("text") or "").strip()
+        if not text:
+            return
+        team = body.get("team_id") or event.get("team", "")
+        root = event.get("thread_ts") or event["ts"]
+        self.tasks.spawn(
+            self.dm_turn(team, event["channel"], event["user"], root, text),
+            name=f"turn:{event['channel']}:{root}",
+        )
+
+    async def dm_turn(
+        self, team: str, channel: str, user_id: str, thread_ts: str, text: str
+    ) -> None:
+        """Run one agent turn and show it in the thread; every failure still answers the person."""
+        person = None
+        locale = detect_locale(text)
+        try:
+            person = await self._person(team, user_id)
+            if person is None:
+                await self.client.chat_postMessage(
+                    channel=channel,
+                    thread_ts=thread_ts,
+                    text=not_in_directory(locale, self.hr_name),
+                )
+                return
+            locale = detect_locale(text, person.locale)
+            view = ThreadView(
+                self.client, channel, thread_ts, team, user_id, locale, streaming=self.streaming
+            )
+            await view.render(
+                self.runtime.agent.run(thread_key(team, channel, thread_ts), person.id, text)
+            )
+        except (StoreUnavailable, ConnectionError, OSError) as e:
+            log.error("slack_turn_failed", error=str(e))
+            await self._say_failure(channel, thread_ts, locale)
+        except SlackApiError as e:
+            log.error("slack_turn_api_error", error=e.response.get("error"))
+
+    async def _say_failure(self, channel: str, thread_ts: str, locale: str) -> None:
+        try:
+            await self.client.chat_postMessage(
+                channel=channel,
+                thread_ts=thread_ts,
+                text=t(
+                    locale,
+                    "I can't reach my database right now, so nothing was changed. Please try again in a minute.",
+                    "暂时无法连接数据库，没有做任何更改。请一分钟后再试。",
+                ),
+            )
+        except SlackApiError as e:
+            log.error("slack_failure_notice_failed", error=e.response.get("error"))
+
+    # --- /leave -------------------------------------------------------------------------------
+
+    async def on_leave_command(self, ack, body: dict[str, Any]) -> None:
+        """`/leave` opens the form at once; `/leave <text>` hands the text to the agent in the DM."""
+        team, user_id, text = (
+            body.get("team_id", ""),
+            body["user_id"],
+            (body.get("text") or "").strip(),
+        )
+        person = await self._person(team, user_id)
+        locale = detect_locale(text, person.locale if person else "en")
+        if person is None:
+            await ack(not_in_directory(locale, self.hr_name))
+            return
+        if not text:
+            await ack()  # the trigger_id lives 3 s: open the modal before anything slow
+            self.tasks.spawn(self._open_leave_form(body["trigger_id"], person), name="leave_form")
+            return
+        await ack(t(locale, "On it — I'll answer in our DM.", "收到，我会在私信中回复你。"))
+        self.tasks.spawn(
+            self._command_turn(team, user_id, person, text, locale), name=f"leave-cmd:{user_id}"
+        )
+
+    async def _command_turn(
+        self, team: str, user_id: str, person: Person, text: str, locale: str
+    ) -> None:
+        channel = await self.identity.dm_channel(team, person)
+        if channel is None:
+            return
+        opener = await self.client.chat_postMessage(channel=channel, text=f"/leave {text}")
+        await self.dm_turn(team, channel, user_id, opener["ts"], text)
+
+    async def _open_leave_form(self, trigger_id: str, person: Person) -> None:
+        process = self.engine.process("leave")
+        preview = resolve_chain(process, person, {"working_days": 1}, self.engine.directory)
+        approvers = [self.engine.directory.get(s.approver).name for s in preview]
+        view = blocks.leave_modal(person, self.engine, person.locale, approvers=approvers)
+        try:
+            await self.client.views_open(trigger_id=trigger_id, view=view)
+        except SlackApiError as e:
+            log.warning("slack_views_open_failed", error=e.response.get("error"))
+
+    async def on_open_leave_form(self, ack, body: dict[str, Any]) -> None:
+        await ack()
+        person = await self._person(body.get("team", {}).get("id", ""), body["user"]["id"])
+        if person is not None:
+            self.tasks.spawn(self._open_leave_form(body["trigger_id"], person), name="leave_form")
+
+    async def on_leave_submit(self, ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        """The form's Submit is the confirmation: validate, submit, or show errors on the fields."""
+        person = await self._person(body.get("team", {}).get("id", ""), body["user"]["id"])
+        if person is None:
+            await ack(
+                response_action="errors",
+                errors={"leave_type": not_in_directory(detect_locale(""), self.hr_name)[:150]},
+            )
+            return
+        fields = blocks.parse_leave_form(view["state"]["values"])
+        try:
+            proposal = await self.engine.prepare_submit(person.id, "leave", fields)
+            await self.engine.confirm(proposal.pending.id, person.id)
+        except ValidationFailed as e:
+            errors = {FORM_BLOCKS.get(k, "reason"): v for k, v in e.field_errors.items()} or {
+                "leave_type": e.message
+            }
+            await ack(response_action="errors", errors=errors)
+            return
+        except InsufficientBalance as e:
+            await ack(response_action="errors", errors={"end": e.message})
+            return
+        except OverlappingLeave as e:
+            await ack(response_action="errors", errors={"start": e.message})
+            return
+        except WorkflowError as e:
+            await ack(response_action="errors", errors={"leave_type": e.message})
+            return
+        await ack()
+
+    # --- confirm cards -----------------------------------------------------------------------
+
+    async def on_pending_confirm(self, ack, body: dict[str, Any]) -> None:
+        await ack()
+        self.tasks.spawn(self._pending_click(body, confirm=True), name="pending_confirm")
+
+    async def on_pending_cancel(self, ack, body: dict[str, Any]) -> None:
+        await ack()
+        self.tasks.spawn(self._pending_click(body, confirm=False), name="pending_cancel")
+
+    async def _pending_click(self, body: dict[str, Any], *, confirm: bool) -> None:
+        found = await self._clicker(body)
+        if found is None:
+            return
+        click, person = found
+        team, user_id, pending_id, channel, ts, thread_ts = (
+            click.team,
+            click.user,
+            click.value,
+            click.channel,
+            click.ts,
+            click.thread_ts,
+        )
+        locale = person.locale
+        try:
+            if confirm:
+                outcome = await self.engine.confirm(pending_id, person.id)
+                req = outcome.request
+                result = blocks.outcome_text(outcome.kind.value, req, self.engine, locale)
+                summary = f"{req.id} · {what(req, self.engine.config, locale)}"
+            else:
+                pending = await self.engine.cancel(pending_id, person.id)
+                result = blocks.outcome_text("cancelled", None, self.engine, locale)
+                summary = pending.request_id
+        except WorkflowError as e:
+            await self._ephemeral(channel, user_id, str(e))
+            return
+        if channel and ts:
+            closed = blocks.confirm_card_closed(summary, result, locale)
+            await self.client.chat_update(
+                channel=channel, ts=ts, text=closed.text, blocks=closed.blocks
+            )
+        if channel and thread_ts:
+            await self.runtime.memory.note(
+                thread_key(team, channel, thread_ts), f"({person.name}: {result})"
+            )
+
+    # --- approver cards --------------------------------------------------------------------
+
+    @staticmethod
+    def _request_step(value: str) -> tuple[str, int]:
+        request_id, _, step = value.rpartition(":")
+        return request_id, int(step)
+
+    async def on_approve(self, ack, body: dict[str, Any]) -> None:
+        """Approve (its confirm dialog was the confirmation); the engine checks who may."""
+        await ack()
+        self.tasks.spawn(self._approve(body), name="request_approve")
+
+    async def _approve(self, body: dict[str, Any]) -> None:
+        found = await self._clicker(body)
+        if found is None:
+            return
+        click, person = found
+        channel, ts = click.channel, click.ts
+        try:
+            request_id, step = self._request_step(click.value)
+            req = await self.engine.decide(request_id, step, person.id, "approve")
+        except (WorkflowError, ValueError) as e:
+            await self._ephemeral(channel, click.user, str(e))
+            return
+        if channel and ts:
+            closed = blocks.approval_card_closed(req, self.engine, person.locale, step)
+            await self.client.chat_update(
+                channel=channel, ts=ts, text=closed.text, blocks=closed.blocks
+            )
+        await self._refresh_home_if_there(body, person)
+
+    async def on_reject_click(self, ack, body: dict[str, Any]) -> None:
+        """Reject asks for the reason in a small modal first (opened at once: the trigger lives 3 s)."""
+        await ack()
+        self.tasks.spawn(self._reject_modal(body), name="request_reject")
+
+    async def _reject_modal(self, body: dict[str, Any]) -> None:
+        found = await self._clicker(body)
+        if found is None:
+            return
+        click, person = found
+        try:
+            request_id, step = self._request_step(click.value)
+            req = await self.engine.get_request(request_id, person.id)
+            view = blocks.reject_modal(req, step, self.engine, person.locale)
+            await self.client.views_open(trigger_id=click.trigger_id, view=view)
+        except (WorkflowError, ValueError) as e:
+            await self._ephemeral(click.channel, click.user, str(e))
+        except SlackApiError as e:
+            log.warning("slack_views_open_failed", error=e.response.get("error"))
+
+    async def on_reject_submit(self, ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        person = await self._person(body.get("team", {}).get("id", ""), body["user"]["id"])
+        meta = json.loads(view.get("private_metadata") or "{}")
+        reason = ((view["state"]["values"].get("reason") or {}).get("reason") or {}).get(
+            "value"
+        ) or ""
+        if person is None:
+            await ack(
+                response_action="errors",
+                errors={"reason": "You are not in the approvals directory."},
+            )
+            return
+        try:
+            await self.engine.decide(
+                meta["request_id"], int(meta["step"]), person.id, "reject", reason
+            )
+        except WorkflowError as e:
+            await ack(response_action="errors", errors={"reason": e.message[:150]})
+            return
+        await ack()
+
+    # --- home ----------------------------------------------------------------------------------
+
+    async def on_home_opened(self, event: dict[str, Any], body: dict[str, Any]) -> None:
+        if event.get("tab") not in (None, "home"):
+            return
+        self.tasks.spawn(self._home_opened(body.get("team_id", ""), event["user"]), name="home")
+
+    async def _home_opened(self, team: str, user_id: str) -> None:
+        person = await self._person(team, user_id)
+        if person is not None:
+            await self.publish_home(user_id, person)
+
+    async def publish_home(self, user_id: str, person: Person) -> None:
+        engine = self.engine
+        mine = await engine.my_requests(person.id, limit=20)
+        open_ = [r for r in mine if r.open_step() is not None]
+        approvals = [
+            await engine.request_view(r.id, person.id) for r in await engine.my_approvals(person.id)
+        ]
+        balances = await engine.balances(person.id)
+        view = blocks.home_view(
+            person, engine, person.locale, my_requests=open_, approvals=approvals, balances=balances
+        )
+        await self.client.views_publish(user_id=user_id, view=view)
+
+    async def _refresh_home_if_there(self, body: dict[str, Any], person: Person) -> None:
+        if (body.get("view") or {}).get("type") == "home":
+            await self.publish_home(body["user"]["id"], person)
+
+    async def on_home_withdraw(self, ack, body: dict[str, Any]) -> None:
+        await ack()
+        self.tasks.spawn(self._home_withdraw(body), name="home_withdraw")
+
+    async def _home_withdraw(self, body: dict[str, Any]) -> None:
+        found = await self._clicker(body)
+        if found is None:
+            return
+        click, person = found
+        try:
+            await self.engine.withdraw(click.value, person.id)
+        except WorkflowError as e:
+            await self._ephemeral(click.channel, click.user, str(e))
+        await self.publish_home(click.user, person)
+
+
+def slack_routes(bot: SlackBot, app: web.Application) -> None:
+    """Mount POST /slack/events on an aiohttp application."""
+    app.router.add_post("/slack/events", bot.handle)

@@ -1,0 +1,222 @@
+"""What every Slack builder shares: the message type, escaping, truncation, small block helpers.
+
+Text from people (reasons, comments, notes, names) goes into mrkdwn only through `escape`, so
+it can never become a mention (`<!channel>`) or a link; every text is cut to its Block Kit
+limit with "…" instead of being refused by Slack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+
+from agent.i18n import fmt_date, t
+from workflow.config import FieldDef, FieldType, ProcessDef
+from workflow.engine import Engine
+
+ELLIPSIS = "…"
+MESSAGE_BLOCKS_MAX = 50
+VIEW_BLOCKS_MAX = 100
+SECTION_TEXT_MAX = 3000
+FIELD_TEXT_MAX = 2000
+CONTEXT_TEXT_MAX = 2000
+HEADER_TEXT_MAX = 150
+BUTTON_TEXT_MAX = 75
+OPTION_TEXT_MAX = 75
+CONFIRM_TITLE_MAX = 100
+CONFIRM_TEXT_MAX = 300
+CONFIRM_BUTTON_MAX = 30
+VIEW_TITLE_MAX = 24
+PLACEHOLDER_MAX = 150
+FALLBACK_TEXT_MAX = 3000
+LIST_MAX = 10  # people and requests listed on one card or tab before "and N more"
+
+
+@dataclass(frozen=True)
+class SlackMessage:
+    """A message to post or update: `text` is the notification fallback, always set."""
+
+    text: str
+    blocks: list[dict[str, Any]]
+
+
+def escape(text: object) -> str:
+    """Escape &, < and > so text from people shows as typed in mrkdwn (no mentions, no links)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def truncate(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters with a trailing "…", never inside an &entity;."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    amp = cut.rfind("&")
+    if amp != -1 and ";" not in cut[amp:]:
+        cut = cut[:amp]
+    return cut.rstrip() + ELLIPSIS
+
+
+def md(text: str, limit: int = SECTION_TEXT_MAX) -> MarkdownTextObject:
+    """A mrkdwn text object of already escaped text, cut to `limit`."""
+    return MarkdownTextObject(text=truncate(text, limit))
+
+
+def plain(text: str, limit: int) -> PlainTextObject:
+    """A plain_text object (shown literally, so not escaped), cut to `limit`."""
+    return PlainTextObject(text=truncate(text, limit), emoji=True)
+
+
+def section(text: str, *, block_id: str | None = None, accessory: Any = None) -> SectionBlock:
+    return SectionBlock(text=md(text), block_id=block_id, accessory=accessory)
+
+
+def fields_section(pairs: list[tuple[str, str]]) -> SectionBlock:
+    """A two-column section of `*label*\\nvalue` (both escaped already); at most 10 fields."""
+    return SectionBlock(
+        fields=[md(f"*{label}*\n{value}", FIELD_TEXT_MAX) for label, value in pairs[:10]]
+    )
+
+
+def context(*texts: str) -> ContextBlock:
+    return ContextBlock(elements=[md(x, CONTEXT_TEXT_MAX) for x in texts[:10] if x])
+
+
+def header(text: str) -> HeaderBlock:
+    return HeaderBlock(text=plain(text, HEADER_TEXT_MAX))
+
+
+def divider() -> DividerBlock:
+    return DividerBlock()
+
+
+def confirm_dialog(
+    title: str, text: str, confirm: str, deny: str, style: str | None = None
+) -> ConfirmObject:
+    """A button's "are you sure?" dialog, every part within Slack's limits."""
+    return ConfirmObject(
+        title=plain(title, CONFIRM_TITLE_MAX),
+        text=plain(text, CONFIRM_TEXT_MAX),
+        confirm=plain(confirm, CONFIRM_BUTTON_MAX),
+        deny=plain(deny, CONFIRM_BUTTON_MAX),
+        style=style,
+    )
+
+
+def button(
+    text: str,
+    action_id: str,
+    value: str,
+    *,
+    style: str | None = None,
+    confirm: ConfirmObject | None = None,
+) -> ButtonElement:
+    return ButtonElement(
+        text=plain(text, BUTTON_TEXT_MAX),
+        action_id=action_id,
+        value=value,
+        style=style,
+        confirm=confirm,
+    )
+
+
+def actions(*elements: ButtonElement, block_id: str | None = None) -> ActionsBlock:
+    return ActionsBlock(elements=list(elements), block_id=block_id)
+
+
+def dump(blocks: list[Block], limit: int = MESSAGE_BLOCKS_MAX) -> list[dict[str, Any]]:
+    """The blocks as dicts (validated by slack_sdk on the way), at most `limit` of them."""
+    return [b.to_dict() for b in blocks[:limit]]
+
+
+def message(fallback: str, blocks: list[Block]) -> SlackMessage:
+    """A SlackMessage from raw fallback text (escaped and cut here) and blocks."""
+    text = truncate(escape(fallback.strip()), FALLBACK_TEXT_MAX) or ELLIPSIS
+    return SlackMessage(text=text, blocks=dump(blocks))
+
+
+# --- wording shared by the cards, forms and the Home tab -------------------------------------
+
+
+def name_of(engine: Engine, person_id: str | None) -> str:
+    """A person's display name; the id itself for someone no longer in the directory."""
+    if not person_id:
+        return "?"
+    person = engine.directory.find(person_id)
+    return person.name if person is not None else person_id
+
+
+def fmt_time(at: datetime | None) -> str:
+    """'2026-12-02 09:00' (in the time zone it was recorded in: the decider's)."""
+    return f"{at:%Y-%m-%d %H:%M}" if at is not None else "?"
+
+
+def step_of(index: int, total: int, name: str | None, locale: str) -> str:
+    """'Step 1 of 2 (Manager)' / '第 1/2 步（直属主管）'."""
+    if name:
+        return t(
+            locale,
+            f"Step {index + 1} of {total} ({name})",
+            f"第 {index + 1}/{total} 步（{name}）",
+        )
+    return t(locale, f"Step {index + 1} of {total}", f"第 {index + 1}/{total} 步")
+
+
+def lower_first(text: str) -> str:
+    """'Step 1 of 2 (Manager)' → 'step 1 of 2 (Manager)', for use mid-sentence."""
+    return text[:1].lower() + text[1:]
+
+
+def days_text(days: float, locale: str) -> str:
+    n = f"{days:g}"
+    return t(locale, f"{n} day" + ("" if days == 1 else "s"), f"{n} 天")
+
+
+def leave_type_name(engine: Engine | None, key: str, locale: str) -> str:
+    if engine is not None and (lt := engine.config.leave_types_by_key.get(key)) is not None:
+        return lt.display_name(locale)
+    return key.replace("_", " ").capitalize()
+
+
+def process_of(engine: Engine | None, key: str | None) -> ProcessDef | None:
+    if engine is None or key is None:
+        return None
+    return engine.config.processes_by_key.get(key)
+
+
+def field_label(fd: FieldDef, locale: str) -> str:
+    return fd.label_zh if locale == "zh" else fd.label
+
+
+def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: str) -> str:
+    """A form value as a person reads it (raw: escape before putting it in mrkdwn)."""
+    kind = fd.type if fd is not None else None
+    if isinstance(value, bool) or kind is FieldType.BOOL:
+        return t(locale, "Yes", "是") if value else t(locale, "No", "否")
+    if kind is FieldType.DATE and isinstance(value, str | date):
+        try:
+            return fmt_date(date.fromisoformat(str(value)), locale)
+        except ValueError:
+            return str(value)
+    if kind in (FieldType.MONEY, FieldType.NUMBER) and isinstance(value, int | float):
+        return f"{value:,.2f}".removesuffix(".00") if kind is FieldType.MONEY else f"{value:g}"
+    if kind is FieldType.LEAVE_TYPE:
+        return leave_type_name(engine, str(value), locale)
+    return str(value)
+
+
+def and_more(hidden: int, locale: str) -> str:
+    return t(locale, f"…and {hidden} more", f"……另有 {hidden} 项")

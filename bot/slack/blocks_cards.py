@@ -1,0 +1,408 @@
+"""The approver's request card (open, reminded and closed) and the requester's DMs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from slack_sdk.models.blocks import Block
+
+from agent.i18n import fmt_days, fmt_range, t
+from agent.tools.describe import status_text, what, where_it_is
+from bot.slack.blocks_base import (
+    LIST_MAX,
+    SECTION_TEXT_MAX,
+    SlackMessage,
+    actions,
+    and_more,
+    button,
+    confirm_dialog,
+    context,
+    days_text,
+    escape,
+    field_label,
+    field_value,
+    fields_section,
+    fmt_time,
+    header,
+    leave_type_name,
+    lower_first,
+    message,
+    name_of,
+    process_of,
+    section,
+    step_of,
+    truncate,
+)
+from workflow.engine import Engine
+from workflow.models import Request, RequestStatus, Step, StepStatus
+from workflow.queries import OutEntry, RequestView
+
+# --- pieces of a request, shared with the Home tab ---------------------------------------------
+
+
+def request_facts(
+    req: Request, engine: Engine, locale: str, balance_after: float | None = None
+) -> list[tuple[str, str]]:
+    """Requester, type, dates, working days and balance after (leave) or the form's fields."""
+    pairs = [(t(locale, "Requester", "申请人"), escape(name_of(engine, req.requester)))]
+    f = req.fields
+    if req.is_leave:
+        dates = fmt_range(
+            req.leave_start(),
+            req.leave_end(),
+            bool(f.get("start_half")),
+            bool(f.get("end_half")),
+            locale,
+        )
+        pairs += [
+            (t(locale, "Type", "类型"), escape(leave_type_name(engine, f["leave_type"], locale))),
+            (t(locale, "Dates", "日期"), escape(dates)),
+        ]
+        if isinstance(wd := req.derived.get("working_days"), int | float):
+            pairs.append((t(locale, "Working days", "工作日"), fmt_days(wd, locale)))
+        if balance_after is not None:
+            left = t(
+                locale,
+                f"{days_text(balance_after, locale)} left",
+                f"剩余 {days_text(balance_after, locale)}",
+            )
+            pairs.append((t(locale, "Balance after", "审批后余额"), left))
+        return pairs
+    process = process_of(engine, req.process)
+    for fd in process.fields if process else ():
+        value = f.get(fd.name)
+        if value is None or value == "":
+            continue
+        pairs.append(
+            (escape(field_label(fd, locale)), escape(field_value(fd, value, engine, locale)))
+        )
+    return pairs[:10]
+
+
+def reason_text(req: Request, locale: str) -> str | None:
+    """'*Reason*\\n…' (escaped) for a leave with a reason, else None."""
+    reason = req.fields.get("reason") if req.is_leave else None
+    if not isinstance(reason, str) or not reason.strip():
+        return None
+    return truncate(f"*{t(locale, 'Reason', '事由')}*\n{escape(reason.strip())}", SECTION_TEXT_MAX)
+
+
+def out_line(o: OutEntry, locale: str) -> str:
+    """'李四: Thu 3 Dec 2026 – Fri 4 Dec 2026 (pending)' (raw)."""
+    dates = fmt_range(o.start, o.end, o.start_half, o.end_half, locale)
+    pending = t(locale, " (pending)", "（待批）") if o.tentative else ""
+    return t(locale, f"{o.name}: {dates}{pending}", f"{o.name}：{dates}{pending}")
+
+
+def team_out_text(entries: Sequence[OutEntry], locale: str) -> str:
+    """Who else in the team is out then: names and dates only, 'Nobody' otherwise."""
+    title = f"*{t(locale, 'Also out in the team then', '同组同期请假')}*"
+    if not entries:
+        return f"{title}\n{t(locale, 'Nobody', '无')}"
+    lines = [f"• {escape(out_line(o, locale))}" for o in entries[:LIST_MAX]]
+    if len(entries) > LIST_MAX:
+        lines.append(and_more(len(entries) - LIST_MAX, locale))
+    return truncate("\n".join([title, *lines]), SECTION_TEXT_MAX)
+
+
+def routed_text(step: Step, engine: Engine, locale: str) -> str | None:
+    """Why a step went to a delegate or a manager (raw), or None."""
+    if not step.routed_reason:
+        return None
+    if locale != "zh":
+        return step.routed_reason
+    approver, holder = name_of(engine, step.approver), name_of(engine, step.assignee)
+    if "delegated" in step.routed_reason:
+        return f"{approver} 已委托 {holder} 代为审批。"
+    return f"{approver} 休假中，已转交 {holder} 审批。"
+
+
+def step_name(step: Step, locale: str) -> str:
+    return step.name_zh if locale == "zh" else step.name
+
+
+def _title(req: Request, engine: Engine, locale: str) -> str:
+    process = process_of(engine, req.process)
+    kind = process.display_name(locale) if process else req.process
+    who = name_of(engine, req.requester)
+    return t(locale, f"{kind} request · {who}", f"{kind}申请 · {who}")
+
+
+def _id_line(req: Request, locale: str) -> str:
+    at = fmt_time(req.submitted_at or req.created_at)
+    return escape(t(locale, f"{req.id} · submitted {at}", f"{req.id} · 提交于 {at}"))
+
+
+def _detail_blocks(
+    req: Request,
+    engine: Engine,
+    locale: str,
+    balance_after: float | None,
+    team_out: Sequence[OutEntry] | None,
+) -> list[Block]:
+    blocks: list[Block] = [
+        header(_title(req, engine, locale)),
+        fields_section(request_facts(req, engine, locale, balance_after)),
+    ]
+    if (reason := reason_text(req, locale)) is not None:
+        blocks.append(section(reason))
+    if req.is_leave and team_out is not None:
+        blocks.append(section(team_out_text(team_out, locale)))
+    return blocks
+
+
+# --- the approver's card --------------------------------------------------------------------
+
+
+def decision_buttons(req: Request, step: Step, engine: Engine, locale: str) -> list[Any]:
+    """[Approve] (with a confirm dialog) and [Reject] (opens the reason modal)."""
+    value = f"{req.id}:{step.index}"
+    who = name_of(engine, req.requester)
+    it = what(req, engine.config, locale)
+    if step.index + 1 < len(req.steps):
+        nxt = req.steps[step.index + 1]
+        then = t(
+            locale,
+            f" It then goes to {name_of(engine, nxt.approver)} ({nxt.name}).",
+            f"之后转 {name_of(engine, nxt.approver)}（{nxt.name_zh}）审批。",
+        )
+    else:
+        then = t(locale, " This is the last step.", "这是最后一步。")
+    dialog = confirm_dialog(
+        t(locale, "Approve this request?", "批准此申请？"),
+        t(locale, f"Approve {who}'s {it}?", f"批准 {who} 的{it}？") + then,
+        t(locale, "Approve", "批准"),
+        t(locale, "Cancel", "取消"),
+        style="primary",
+    )
+    return [
+        button(
+            t(locale, "Approve", "批准"),
+            "request_approve",
+            value,
+            style="primary",
+            confirm=dialog,
+        ),
+        button(t(locale, "Reject", "驳回"), "request_reject", value, style="danger"),
+    ]
+
+
+def _approval(view: RequestView, engine: Engine, locale: str) -> tuple[str, list[Block]]:
+    req = view.request
+    blocks = _detail_blocks(req, engine, locale, view.balance_after, view.team_out)
+    step = req.open_step()
+    who = name_of(engine, req.requester)
+    fallback = t(
+        locale,
+        f"{who} asks for your approval: {what(req, engine.config, locale)}",
+        f"{who} 请你审批：{what(req, engine.config, locale)}",
+    )
+    if step is None:  # decided meanwhile: the facts and where it stands, no buttons
+        blocks.append(
+            context(_id_line(req, locale), escape(where_it_is(req, engine.directory, locale)))
+        )
+        return fallback, blocks
+    lines = [escape(step_of(step.index, len(req.steps), step_name(step, locale), locale))]
+    if (routed := routed_text(step, engine, locale)) is not None:
+        lines.append(escape(routed))
+    lines.append(_id_line(req, locale))
+    blocks.append(context(*lines))
+    blocks.append(
+        actions(
+            *decision_buttons(req, step, engine, locale),
+            block_id=f"request:{req.id}:{step.index}",
+        )
+    )
+    return fallback, blocks
+
+
+def approval_card(view: RequestView, engine: Engine, locale: str) -> SlackMessage:
+    """The approver's DM: the request, who else is out, the step, [Approve] [Reject]."""
+    fallback, blocks = _approval(view, engine, locale)
+    return message(fallback, blocks)
+
+
+def reminder_card(
+    view: RequestView, engine: Engine, locale: str, note: str | None = None
+) -> SlackMessage:
+    """The approval card with "Reminder from <requester>: <note>" on top."""
+    fallback, blocks = _approval(view, engine, locale)
+    who = name_of(engine, view.request.requester)
+    line = t(locale, f"Reminder from {who}", f"{who} 的催办提醒")
+    if note and note.strip():
+        line += t(locale, f": {note.strip()}", f"：{note.strip()}")
+    return message(f"{line} — {fallback}", [context(":alarm_clock: " + escape(line)), *blocks])
+
+
+def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tuple[str, str]:
+    """(emoji, raw sentence) for what became of step `index`: approved by, rejected by, …"""
+    if not 0 <= index < len(req.steps):
+        return "", status_text(req.status, locale)
+    step = req.steps[index]
+    by, at = name_of(engine, step.decided_by), fmt_time(step.decided_at)
+    for_whom = ""
+    if step.decided_by and step.assignee and step.decided_by != step.assignee:
+        holder = name_of(engine, step.assignee)
+        for_whom = t(locale, f" for {holder}", f"（代 {holder}）")
+    comment = (step.comment or "").strip()
+    match step.status:
+        case StepStatus.APPROVED:
+            text = t(
+                locale, f"Approved by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 批准"
+            )
+            if comment:
+                text += t(locale, f" — {comment}", f"：{comment}")
+            return ":white_check_mark:", text
+        case StepStatus.REJECTED:
+            text = t(
+                locale, f"Rejected by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 驳回"
+            )
+            if comment:
+                text += t(locale, f" — {comment}", f"：{comment}")
+            return ":x:", text
+        case StepStatus.AUTO_APPROVED:
+            return ":white_check_mark:", t(
+                locale, "Approved automatically by the process rules", "已按流程规则自动批准"
+            )
+        case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
+            return ":leftwards_arrow_with_hook:", t(
+                locale, "Withdrawn by the requester", "申请人已撤回"
+            )
+        case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:
+            rejected = next((s for s in req.steps if s.status is StepStatus.REJECTED), None)
+            if rejected is not None:
+                return decision_text(req, rejected.index, engine, locale)
+        case StepStatus.PENDING if req.current_step == index:
+            holder = name_of(engine, step.assignee)
+            text = t(locale, f"Reassigned to {holder}", f"已转交 {holder}")
+            if (routed := routed_text(step, engine, locale)) is not None:
+                text += t(locale, f" — {routed}", f"：{routed}")
+            return ":arrow_right:", text
+    return "", where_it_is(req, engine.directory, locale)
+
+
+def approval_card_closed(
+    request: Request, engine: Engine, locale: str, step_index: int
+) -> SlackMessage:
+    """The approval card after the decision (or withdrawal, or reassignment): no buttons."""
+    emoji, outcome = decision_text(request, step_index, engine, locale)
+    blocks = _detail_blocks(request, engine, locale, None, None)
+    mark = f"{emoji} " if emoji else ""
+    blocks.append(section(truncate(f"{mark}*{escape(outcome)}*", SECTION_TEXT_MAX)))
+    blocks.append(
+        context(_id_line(request, locale), escape(where_it_is(request, engine.directory, locale)))
+    )
+    return message(f"{outcome} · {what(request, engine.config, locale)}", blocks)
+
+
+# --- the requester's DMs --------------------------------------------------------------------
+
+
+def _open_step_line(req: Request, engine: Engine, locale: str) -> str | None:
+    step = req.open_step()
+    if step is None:
+        return None
+    holder = name_of(engine, step.assignee or step.approver)
+    return t(
+        locale,
+        f"{holder}, {_step_phrase(step.index, len(req.steps), step_name(step, locale), locale)}",
+        f"{holder}（{_step_phrase(step.index, len(req.steps), step_name(step, locale), locale)}）",
+    )
+
+
+def _step_phrase(index: int, total: int, name: str | None, locale: str) -> str:
+    """'step 1 of 2 (Manager)' / '第 1/2 步，直属主管': a step inside a sentence."""
+    if locale == "zh":
+        return f"第 {index + 1}/{total} 步" + (f"，{name}" if name else "")
+    return lower_first(step_of(index, total, name, locale))
+
+
+def _headline(
+    event_type: str, req: Request, engine: Engine, locale: str, data: dict[str, Any]
+) -> tuple[str, str]:
+    """(emoji, raw headline) of a requester DM."""
+    now = _open_step_line(req, engine, locale)
+    by = name_of(engine, data.get("by")) if data.get("by") else None
+    match event_type:
+        case "request_submitted":
+            if now is None and req.status is RequestStatus.APPROVED:
+                return ":white_check_mark:", t(
+                    locale,
+                    "Your request was submitted and approved automatically.",
+                    "你的申请已提交，并已自动批准。",
+                )
+            if now is None:
+                return ":outbox_tray:", t(locale, "Your request was submitted.", "你的申请已提交。")
+            return ":outbox_tray:", t(
+                locale, f"Your request went to {now}.", f"你的申请已提交给 {now} 审批。"
+            )
+        case "step_approved":
+            index = int(data.get("step", 0))
+            name = step_name(req.steps[index], locale) if index < len(req.steps) else None
+            where = _step_phrase(index, len(req.steps), name, locale)
+            text = t(
+                locale,
+                f"{by or '?'} approved {where} of your request.",
+                f"{by or '?'} 已批准你的申请（{where}）。",
+            )
+            if now is not None:
+                text += t(locale, f" Next: {now}.", f"下一步：{now}。")
+            return ":white_check_mark:", text
+        case "request_approved":
+            return ":tada:", t(locale, "Your request is approved.", "你的申请已批准。")
+        case "request_rejected":
+            return ":x:", t(
+                locale, f"{by or '?'} rejected your request.", f"{by or '?'} 驳回了你的申请。"
+            )
+        case "request_withdrawn":
+            return ":leftwards_arrow_with_hook:", t(
+                locale, "You withdrew this request.", "你已撤回此申请。"
+            )
+        case "reminder_sent":
+            to = name_of(engine, data.get("assignee")) if data.get("assignee") else now or "?"
+            return ":alarm_clock:", t(locale, f"Reminder sent to {to}.", f"已提醒 {to}。")
+        case "task_assigned" | "step_escalated" if now is not None:
+            return ":arrow_right:", t(
+                locale, f"Your request is now with {now}.", f"你的申请现由 {now} 审批。"
+            )
+    return "", t(
+        locale,
+        f"Your request is {where_it_is(req, engine.directory, locale)}.",
+        f"你的申请：{where_it_is(req, engine.directory, locale)}。",
+    )
+
+
+def _detail(event_type: str, locale: str, data: dict[str, Any]) -> str | None:
+    """The comment, reason or note that comes with an event (escaped), if any."""
+    key = {"request_withdrawn": "reason", "reminder_sent": "note"}.get(event_type, "comment")
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    label = {
+        "comment": t(locale, "Reason", "理由")
+        if event_type == "request_rejected"
+        else t(locale, "Comment", "意见"),
+        "reason": t(locale, "Reason", "理由"),
+        "note": t(locale, "Note", "附言"),
+    }[key]
+    return truncate(f"*{label}*\n{escape(value.strip())}", SECTION_TEXT_MAX)
+
+
+def requester_dm(
+    event_type: str, request: Request, engine: Engine, locale: str, data: dict[str, Any]
+) -> SlackMessage:
+    """The requester's DM for an outbox event: submitted, step approved, approved, rejected, …"""
+    emoji, headline = _headline(event_type, request, engine, locale, data)
+    it = what(request, engine.config, locale)
+    mark = f"{emoji} " if emoji else ""
+    blocks: list[Block] = [section(truncate(f"{mark}*{escape(headline)}*\n{escape(it)}", 3000))]
+    if (detail := _detail(event_type, locale, data)) is not None:
+        blocks.append(section(detail))
+    blocks.append(
+        context(_id_line(request, locale), escape(where_it_is(request, engine.directory, locale)))
+    )
+    fallback = f"{headline} {it}"
+    if event_type == "request_rejected" and data.get("comment"):
+        fallback += t(locale, f" — {data['comment']}", f"：{data['comment']}")
+    return message(fallback, blocks)

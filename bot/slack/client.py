@@ -1,0 +1,27 @@
+"""The Slack Web API client: retries on connection errors, rate limits (Retry-After) and 5xx."""
+
+from __future__ import annotations
+
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+DEFAULT_API_URL = "https://slack.com/api/"
+
+
+def make_client(token: str, api_url: str | None = None, timeout_s: int = 10) -> AsyncWebClient:
+    """An AsyncWebClient with the retry handlers the default client lacks (it only retries connections)."""
+    base = (api_url or DEFAULT_API_URL).rstrip("/") + "/"
+    return AsyncWebClient(
+        token=token,
+        base_url=base,
+        timeout=timeout_s,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
+        ],
+    )

@@ -1,0 +1,69 @@
+"""Who a Slack user is: the directory person, from the directory's Slack id or the account's email."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+import structlog
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from workflow.config import Person
+from workflow.directory import Directory
+from workflow.keys import slack_dm_channel, slack_user
+
+log = structlog.get_logger("slack")
+CACHE_S = 86_400  # refreshed daily: an email change in Slack is picked up the next day
+NOBODY = "-"
+
+
+class SlackIdentity:
+    """Maps Slack users to people and people to their DM channels; the platform says who, never the text."""
+
+    def __init__(self, directory: Directory, redis: aioredis.Redis, client: AsyncWebClient) -> None:
+        self.directory = directory
+        self.redis = redis
+        self.client = client
+
+    async def person_for(self, team_id: str, user_id: str) -> Person | None:
+        """The person behind a Slack user, or None for someone not in the directory."""
+        person = self.directory.by_slack_id(user_id)
+        if person is not None:
+            return person
+        key = slack_user(team_id, user_id)
+        cached = await self.redis.get(key)
+        if cached is not None:
+            return None if cached == NOBODY else self.directory.find(cached)
+        try:
+            info = await self.client.users_info(user=user_id)
+            email = (info.get("user") or {}).get("profile", {}).get("email") or ""
+        except SlackApiError as e:
+            log.warning("slack_users_info_failed", user=user_id, error=e.response.get("error"))
+            return None  # not cached: the next message tries again
+        person = self.directory.by_email(email) if email else None
+        await self.redis.set(key, person.id if person else NOBODY, ex=CACHE_S)
+        log.info("slack_user_mapped", user=user_id, person=person.id if person else None)
+        return person
+
+    async def user_id_for(self, person: Person) -> str | None:
+        """The Slack user id of a person: from the directory, else looked up by email."""
+        if person.slack_user_id:
+            return person.slack_user_id
+        try:
+            found = await self.client.users_lookupByEmail(email=person.email)
+        except SlackApiError:
+            return None
+        return (found.get("user") or {}).get("id")
+
+    async def dm_channel(self, team_id: str, person: Person) -> str | None:
+        """The DM channel with a person (conversations.open, remembered)."""
+        key = slack_dm_channel(team_id, person.id)
+        cached = await self.redis.get(key)
+        if cached:
+            return cached
+        user_id = await self.user_id_for(person)
+        if user_id is None:
+            return None
+        opened = await self.client.conversations_open(users=user_id)
+        channel = opened["channel"]["id"]
+        await self.redis.set(key, channel, ex=30 * CACHE_S)
+        return channel
