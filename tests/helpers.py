@@ -11,7 +11,12 @@ SICK_6_DAYS = {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-10",
 ANNUAL_2_DAYS = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
 
 
-async def submitted(engine: Engine, actor: str = "zhangsan", fields: dict[str, Any] | None = None, process: str = "leave") -> Request:
+async def submitted(
+    engine: Engine,
+    actor: str = "zhangsan",
+    fields: dict[str, Any] | None = None,
+    process: str = "leave",
+) -> Request:
     """Prepare and confirm a request as its requester would with two clicks."""
     proposal = await engine.prepare_submit(actor, process, fields or SICK_6_DAYS)
     outcome = await engine.confirm(proposal.pending.id, actor)
@@ -22,7 +27,10 @@ async def state(engine: Engine, *people: str) -> dict[str, Any]:
     """Everything a refused action must leave untouched: outbox, ledgers, tasks, calendar."""
     r = engine.store.redis
     k = engine.keys
-    snap: dict[str, Any] = {"outbox": await r.xlen(k.outbox), "calendar": await r.hgetall(k.leave_calendar)}
+    snap: dict[str, Any] = {
+        "outbox": await r.xlen(k.outbox),
+        "calendar": await r.hgetall(k.leave_calendar),
+    }
     for p in people or ("zhangsan", "wangfang", "liuyang", "lisi"):
         snap[f"ledger:{p}"] = await r.hgetall(k.ledger(p))
         snap[f"tasks:{p}"] = await r.smembers(k.user_tasks(p))

@@ -122,7 +122,15 @@ async def test_old_leave_leaves_the_calendar_so_transitions_do_not_slow_down(eng
     r = engine.store.redis
     assert await r.hlen(engine.keys.leave_calendar) == 1 and await r.zcard(engine.keys.away) == 1
     clock.advance(timedelta(days=200))
-    await submitted(engine, actor="lisi", fields={"leave_type": "annual", "start": "2027-06-21", "end": "2027-06-22"})
-    assert await r.hkeys(engine.keys.leave_calendar) == [f"lisi|{(await engine.my_requests('lisi'))[0].id}"]
+    await submitted(
+        engine,
+        actor="lisi",
+        fields={"leave_type": "annual", "start": "2027-06-21", "end": "2027-06-22"},
+    )
+    assert await r.hkeys(engine.keys.leave_calendar) == [
+        f"lisi|{(await engine.my_requests('lisi'))[0].id}"
+    ]
     assert await r.zcard(engine.keys.away) == 0
-    assert old.id in {x.id for x in await engine.my_requests("zhangsan")}  # the person's own history stays
+    assert old.id in {
+        x.id for x in await engine.my_requests("zhangsan")
+    }  # the person's own history stays
