@@ -116,15 +116,20 @@ class ToolRegistry:
     """The tools the agent may call, by name."""
 
     tools: dict[str, Tool[Any]] = field(default_factory=dict)
+    _specs: list[ToolSpec] | None = None
 
     def add(self, tool: Tool[Any]) -> None:
         self.tools[tool.name] = tool
+        self._specs = None
 
     def get(self, name: str) -> Tool[Any] | None:
         return self.tools.get(name)
 
     def specs(self) -> list[ToolSpec]:
-        return [t.spec() for t in self.tools.values()]
+        """The schemas the model sees (built once: pydantic's schema generation is not free)."""
+        if self._specs is None:
+            self._specs = [t.spec() for t in self.tools.values()]
+        return self._specs
 
     @property
     def names(self) -> Sequence[str]:
