@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import redis.exceptions
 import structlog
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
@@ -203,7 +204,7 @@ class SlackBot:
             await view.render(
                 self.runtime.agent.run(thread_key(team, channel, thread_ts), person.id, text)
             )
-        except (StoreUnavailable, ConnectionError, OSError) as e:
+        except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
             log.error("slack_turn_failed", error=str(e))
             await self._say_failure(channel, thread_ts, locale)
         except SlackApiError as e:
