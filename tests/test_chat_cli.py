@@ -89,3 +89,45 @@ def test_an_unknown_person_is_refused_in_one_line():
     done = chat("nobody", ["hi"])
     assert done.returncode == 2
     assert "no person 'nobody'" in done.stderr
+
+
+def test_trace_prints_the_steps_of_a_thread_kept_in_redis():
+    """After a chat on Redis, `approvals-bot trace THREAD` prints that turn's steps, ending in its stop reason."""
+    from tests.conftest import real_redis_url
+
+    url = real_redis_url()
+    env = {**ENV, "REDIS_URL": url}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "chat", "--as", "priya", "--json"],
+        input="what is my balance?\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    thread = json.loads(done.stdout.splitlines()[0])["thread"]
+    traced = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "trace", thread, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert traced.returncode == 0, traced.stderr
+    steps = [json.loads(line) for line in traced.stdout.splitlines()]
+    assert next(s["event"] for s in steps) == "turn_started"
+    assert steps[-1]["event"] == "final" and steps[-1]["stop_reason"] == "final"
+    assert any(s["event"] == "tool_finished" and s["tool"] == "my_balances" for s in steps)
+    import redis
+
+    client = redis.Redis.from_url(url)
+    client.delete(*client.keys("thread:{" + thread + "}:*"))
+    missing = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "trace", "cli:nobody:0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert missing.returncode == 1 and "No trace" in missing.stderr
