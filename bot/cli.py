@@ -94,6 +94,53 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     return asyncio.run(worker(settings))
 
 
+def _sandbox(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.sandbox.server import run_sandbox
+
+    return asyncio.run(run_sandbox(settings, args.host, args.port))
+
+
+def _requests(settings: Settings, args: argparse.Namespace) -> int:
+    from datetime import date
+
+    from bot import admin
+    from bot.runtime import build_runtime
+    from workflow.errors import ValidationFailed
+
+    def day(value: str | None):
+        try:
+            return date.fromisoformat(value) if value else None
+        except ValueError:
+            raise ValidationFailed(f"{value!r} is not a date; write it like 2026-12-01.") from None
+
+    async def run() -> int:
+        runtime = build_runtime(settings)
+        engine = runtime.engine
+        try:
+            if args.action == "show":
+                if not args.request_id:
+                    print("approvals-bot: requests show needs a request id", file=sys.stderr)
+                    return 2
+                print(admin.details(engine, await admin.get_request(engine, args.request_id)))
+                return 0
+            found = await admin.find_requests(
+                engine,
+                since=day(args.since),
+                until=day(args.until),
+                status=args.status,
+                process=args.process,
+            )
+            if args.action == "list":
+                print(admin.table(engine, found))
+            else:
+                sys.stdout.write(admin.export(engine, found, args.format, args.with_reasons))
+            return 0
+        finally:
+            await runtime.close()
+
+    return asyncio.run(run())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="approvals-bot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -121,6 +168,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trace.add_argument("--json", action="store_true")
     trace.set_defaults(run=_trace)
+    req = sub.add_parser("requests", help="HR: list, show or export requests")
+    req.add_argument("action", choices=["list", "show", "export"])
+    req.add_argument("request_id", nargs="?", help="for show: the request id")
+    req.add_argument("--since", help="submitted on or after (YYYY-MM-DD)")
+    req.add_argument("--until", help="submitted on or before (YYYY-MM-DD)")
+    req.add_argument("--status", help="pending, approved, rejected, withdrawn, expired")
+    req.add_argument("--process", help="leave, expense, business_trip")
+    req.add_argument("--format", choices=["csv", "json"], default="csv", help="for export")
+    req.add_argument(
+        "--with-reasons",
+        action="store_true",
+        help="include reasons (medical data: handle with care)",
+    )
+    req.set_defaults(run=_requests)
     serve = sub.add_parser(
         "serve", help="run the Slack bot (POST /slack/events on PORT, or --socket)"
     )
@@ -130,6 +191,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     worker = sub.add_parser("worker", help="run the notifier: workflow events to DMs and cards")
     worker.set_defaults(run=_worker)
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="run the whole product in a browser: the bot, a local Slack stand-in and a web page",
+    )
+    sandbox.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
+    sandbox.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    sandbox.set_defaults(run=_sandbox)
     return parser
 
 

@@ -17,7 +17,9 @@ from bot.settings import Settings, require
 from bot.slack.app import SlackBot, slack_routes
 from bot.slack.client import make_client
 from bot.slack.delivery import SlackDelivery
+from bot.worker import run_worker
 from workflow.outbox import Outbox
+from workflow.scheduler import Scheduler
 
 log = structlog.get_logger("bot")
 NOTIFIER_GROUP = "notifier"
@@ -103,6 +105,6 @@ async def worker(settings: Settings) -> int:
             loop.add_signal_handler(sig, stop.set)
     consumer = f"{socket.gethostname()}:{id(stop):x}"
     log.info("worker_started", consumer=consumer)
-    await notifier_for(bot, consumer).run(stop)
+    await run_worker(notifier_for(bot, consumer), Scheduler(runtime.engine), stop)
     await runtime.close()
     return 0

@@ -205,17 +205,29 @@ async def test_an_approver_on_leave_today_is_routed_to_their_manager(engine: Eng
     assert decided.status is RequestStatus.APPROVED
 
 
-async def test_a_delegate_receives_new_steps_and_may_decide_open_ones(engine: Engine):
-    """With a delegation in force, new steps go to the delegate; steps already open can be decided by them."""
+async def test_a_delegation_in_force_moves_open_steps_and_routes_new_ones(engine: Engine):
+    """Delegating now hands 王芳's open step to 陈静 (history says why); new steps go to 陈静; 王芳 may still decide."""
     open_before = await submitted(engine, actor="lisi", fields=ANNUAL_2_DAYS)
     await engine.set_delegation("wangfang", "chenjing", date(2026, 12, 1), date(2026, 12, 9))
     assert [r.id for r in await engine.my_approvals("chenjing")] == [open_before.id]
+    assert await engine.my_approvals("wangfang") == []
     decided = await engine.decide(open_before.id, 0, "chenjing", "approve")
     assert decided.steps[0].decided_by == "chenjing"
-    assert decided.history[-2].action == "approved (on behalf of 王芳)"
+    assert any("王芳 delegated approvals to 陈静" in (h.comment or "") for h in decided.history)
     new = await submitted(engine, fields=ANNUAL_2_DAYS)
     assert new.steps[0].assignee == "chenjing"
     assert any("delegated approvals to 陈静" in (h.comment or "") for h in new.history)
+    by_approver = await engine.decide(new.id, 0, "wangfang", "approve")
+    assert by_approver.status is RequestStatus.APPROVED
+    assigned = [
+        e
+        for e in await engine.store.redis.xrange(engine.keys.outbox)
+        if e[1]["type"] == "task_assigned"
+    ]
+    assert any(
+        e[1]["request_id"] == open_before.id and '"assignee":"chenjing"' in e[1]["data"]
+        for e in assigned
+    )
 
 
 async def test_a_delegation_outside_its_dates_does_nothing(engine: Engine):

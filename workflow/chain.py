@@ -71,6 +71,8 @@ def resolve_chain(
                 and all_hold(step_def.auto_approve_when, values),
                 sla_hours=step_def.sla_hours,
                 remind_after_hours=step_def.remind_after_hours,
+                max_reminders=step_def.max_reminders,
+                escalate_to=step_def.escalate_to,
             )
         )
     return steps

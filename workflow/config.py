@@ -139,8 +139,16 @@ class StepDef(_Strict):
     approver: str = Field(description="manager | manager_of_manager | role:<role> | person:<id>")
     when: tuple[Condition, ...] = ()
     auto_approve_when: tuple[Condition, ...] = ()
-    sla_hours: float = 48
-    remind_after_hours: float = 24
+    sla_hours: float = Field(
+        default=48, gt=0, description="working hours before the step escalates"
+    )
+    remind_after_hours: float = Field(
+        default=24, gt=0, description="working hours before each reminder"
+    )
+    max_reminders: int = Field(default=2, ge=0)
+    escalate_to: str = Field(
+        default="manager", description="manager (of the current approver) | role:<role>"
+    )
 
     @field_validator("approver")
     @classmethod
@@ -230,6 +238,24 @@ class Policy(_Strict):
     max_days_back: int = 30
     pending_action_ttl_hours: float = 24
     draft_ttl_days: int = 7
+    working_hours: str = Field(default="09:00-18:00", pattern=r"^\d\d:\d\d-\d\d:\d\d$")
+    expire_after_days: int = Field(
+        default=30, ge=1, description="a request still pending this long expires"
+    )
+    digest_time: str = Field(
+        default="09:00", pattern=r"^\d\d:\d\d$", description="approvers' daily digest, local time"
+    )
+    weekly_out_day: int = Field(
+        default=4, ge=0, le=6, description="weekday of the managers' who's-out DM (0 = Monday)"
+    )
+    weekly_out_time: str = Field(default="15:00", pattern=r"^\d\d:\d\d$")
+
+    @model_validator(mode="after")
+    def _hours_make_sense(self) -> Policy:
+        start, end = self.working_hours.split("-")
+        if not start < end:
+            raise ValueError(f"working_hours {self.working_hours!r} must end after it starts")
+        return self
 
 
 class Organisation(_Strict):

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 import structlog
 
-from workflow import leave
+from workflow import delegation, leave
 from workflow.chain import resolve_chain
 from workflow.clock import Clock
 from workflow.config import OrgConfig
@@ -49,7 +49,16 @@ from workflow.models import (
 from workflow.queries import Queries
 from workflow.routing import may_decide
 from workflow.store import Conflict, Tx, hmget_record, versioned
-from workflow.transitions import Change, advance, away_read, close_open_steps, move_leave
+from workflow.transitions import (
+    Change,
+    Setting,
+    advance,
+    away_read,
+    close_open_steps,
+    due_member,
+    move_leave,
+    unschedule_step,
+)
 
 log = structlog.get_logger("workflow")
 T = TypeVar("T")
@@ -84,9 +93,10 @@ class Outcome:
     """The result of confirming a pending action; `repeated` when it had already run."""
 
     kind: PendingKind
-    request: Request
+    request: Request | None  # None for a delegation, which belongs to no request
     pending_id: str
     repeated: bool = False
+    delegation: Delegation | None = None
 
 
 class Engine(Queries):
@@ -97,6 +107,7 @@ class Engine(Queries):
     ) -> None:
         super().__init__(config, redis, clock)
         self.max_attempts = max_attempts
+        self.setting = Setting(self.directory, clock, self.keys, config.policy)
 
     async def _retrying(self, what: str, attempt: Callable[[], Awaitable[T]]) -> T:
         """Run `attempt` until no guard fails; losing a race re-reads, it never double-writes."""
@@ -252,14 +263,12 @@ class Engine(Queries):
         change.log(actor, "submitted")
         change.emit(EventType.REQUEST_SUBMITTED)
         avail = self.availability(cal, dels)
-        advance(
-            change,
-            0,
-            directory=self.directory,
-            clock=self.clock,
-            keys=self.keys,
-            availability=avail,
-        )
+        advance(change, 0, self.setting, avail)
+        if req.status is RequestStatus.PENDING:
+            expires = change.now + timedelta(days=self.config.policy.expire_after_days)
+            change.tx.zadd(
+                self.keys.due, int(expires.timestamp() * 1000), due_member("expire", req.id)
+            )
         move_leave(change, self.keys, RequestStatus.DRAFT, ledger_version)
         tx = change.tx
         tx.persist(self.keys.request(req.id))
@@ -318,7 +327,10 @@ class Engine(Queries):
             raise NotAllowed("Nobody can approve or reject their own request.")
         step = req.steps[index]
         today = self.today_for(actor)
-        if step.assignee is None or not may_decide(actor, step.assignee, today, avail):
+        # the chain's own approver keeps the right to decide a step routed past them (delegated,
+        # out of office, escalated): a late decision is still theirs to make
+        holds = step.assignee is not None and may_decide(actor, step.assignee, today, avail)
+        if not (holds or (step.assignee is not None and actor == step.approver)):
             holder = self.person(step.assignee).name if step.assignee else "nobody yet"
             raise NotAllowed(
                 f"Step {index + 1} of request {req.id} is assigned to {holder}; only they or their delegate can decide it."
@@ -377,25 +389,21 @@ class Engine(Queries):
         step.status, step.decided_by, step.decided_at = done, actor, change.now
         step.comment = (comment or "").strip() or None
         on_behalf = (
-            f" (on behalf of {self.person(step.assignee).name})" if step.assignee != actor else ""
+            f" (on behalf of {self.person(step.assignee).name})"
+            if actor not in (step.assignee, step.approver)
+            else ""
         )
         change.log(actor, decision.value + "d" + on_behalf, step=index, comment=step.comment)
         change.tx.srem(self.keys.user_tasks(step.assignee), req.id)
+        unschedule_step(change, step, self.setting)
         before = req.status
         if decision is Decision.REJECT:
             req.status, req.decided_at = RequestStatus.REJECTED, change.now
-            close_open_steps(change, self.keys)
+            close_open_steps(change, self.setting)
             change.emit(EventType.REQUEST_REJECTED, step=index, by=actor, comment=step.comment)
         else:
             change.emit(EventType.STEP_APPROVED, step=index, by=actor, comment=step.comment)
-            advance(
-                change,
-                index + 1,
-                directory=self.directory,
-                clock=self.clock,
-                keys=self.keys,
-                availability=avail,
-            )
+            advance(change, index + 1, self.setting, avail)
         move_leave(change, self.keys, before, None)
         self._confirm_into(change.tx, pending, req)
         await self.store.apply(change.finish(self.keys))
@@ -453,7 +461,7 @@ class Engine(Queries):
         change = Change(req, self._now(actor))
         step = req.open_step()
         assignee = step.assignee if step else None
-        close_open_steps(change, self.keys)
+        close_open_steps(change, self.setting)
         req.status, req.decided_at = RequestStatus.WITHDRAWN, change.now
         change.log(actor, "withdrawn", comment=(reason or "").strip() or None)
         change.emit(EventType.REQUEST_WITHDRAWN, assignee=assignee, reason=reason)
@@ -568,6 +576,8 @@ class Engine(Queries):
         async def attempt() -> Outcome:
             pending = await self.pending_action(pending_id, actor)
             if pending.status is PendingStatus.CONFIRMED:
+                if pending.kind is PendingKind.DELEGATE:
+                    return Outcome(pending.kind, None, pending.id, repeated=True)
                 [raw] = await self.store.read(hmget_record(self.keys.request(pending.request_id)))
                 req = versioned(Request, raw)
                 if req is None:
@@ -600,9 +610,29 @@ class Engine(Queries):
                     )
                 case PendingKind.REMIND:
                     req = await self._remind_once(pending.request_id, actor, p.get("note"), pending)
+                case PendingKind.DELEGATE:
+                    return await self._delegate_once(pending, actor)
             return Outcome(pending.kind, req, pending.id)
 
         return await self._retrying("confirmation", attempt)
+
+    async def _delegate_once(self, pending: PendingAction, actor: str) -> Outcome:
+        p = pending.payload
+        d = Delegation(
+            id=new_id("D-", 8),
+            person=actor,
+            delegate=p["delegate"],
+            start=date.fromisoformat(p["start"]),
+            end=date.fromisoformat(p["end"]),
+            reason=p.get("reason"),
+        )
+        tx = await delegation.store(self, d)
+        pending.status = PendingStatus.CONFIRMED
+        pending.result = {"delegation_id": d.id}
+        key = self.keys.pending(pending.id)
+        tx.expect(key, pending.version).put(key, pending)  # the click counts once
+        await delegation.reassign(self, d, tx=tx)
+        return Outcome(pending.kind, None, pending.id, delegation=d)
 
     async def cancel(self, pending_id: str, actor: str) -> PendingAction:
         """Drop a pending action (its person only); cancelling twice is harmless."""
@@ -628,23 +658,37 @@ class Engine(Queries):
     async def set_delegation(
         self, actor: str, delegate: str, start: date, end: date, reason: str | None = None
     ) -> Delegation:
-        """Let `delegate` decide what is assigned to `actor` from start to end (inclusive)."""
-        self.person(actor)
-        self.person(delegate)
-        if delegate == actor:
-            raise ValidationFailed("You cannot delegate to yourself.", {"delegate": "is you"})
-        if end < start:
-            raise ValidationFailed(
-                f"The end date {end} is before the start date {start}.", {"end": "is before start"}
-            )
+        """Let `delegate` hold and decide `actor`'s approval steps from start to end (inclusive).
+
+        Open steps move to the delegate now if the delegation is in force, else on its first day;
+        new steps route to the delegate while it lasts.
+        """
+        delegation.check(self, actor, delegate, start, end)
         d = Delegation(
             id=new_id("D-", 8), person=actor, delegate=delegate, start=start, end=end, reason=reason
         )
-        await self.store.apply(
-            Tx().hset(self.keys.delegations, f"{actor}|{d.id}", d.model_dump_json())
-        )
+        tx = await delegation.store(self, d)
+        await delegation.reassign(self, d, tx=tx)
         log.info("delegation_set", actor=actor, delegate=delegate, start=str(start), end=str(end))
         return d
+
+    async def reassign_to_delegate(self, d: Delegation, release: str | None = None) -> int:
+        """Hand the person's open steps to their delegate (the scheduler calls this on the first day)."""
+        return await delegation.reassign(self, d, release=release)
+
+    async def prepare_delegation(
+        self, actor: str, delegate: str, start: date, end: date, reason: str | None = None
+    ) -> Proposal:
+        """Store a delegation for the actor's click (the agent's propose_delegation)."""
+        delegation.check(self, actor, delegate, start, end)
+        payload = {
+            "delegate": delegate,
+            "start": start.isoformat(),
+            "end": end.isoformat(),
+            "reason": reason,
+        }
+        placeholder = Request.model_construct(id="-")
+        return await self._store_pending(PendingKind.DELEGATE, actor, placeholder, payload)
 
 
 def _decision(value: Decision | str) -> Decision:

@@ -65,6 +65,20 @@ class OrgKeys:
         return f"{self.tag}:away"
 
     @property
+    def due(self) -> str:
+        """Sorted set of scheduled items (`remind|R-…|0`, `escalate|…`, `expire|…`) scored by due time (ms)."""
+        return f"{self.tag}:due"
+
+    @property
+    def due_leases(self) -> str:
+        """Sorted set of items a worker has claimed, scored by when its lease runs out (ms)."""
+        return f"{self.tag}:due_leases"
+
+    def periodic(self, kind: str, person_id: str, period: str) -> str:
+        """String set once when a digest or weekly DM for (person, day or week) has been queued."""
+        return f"{self.tag}:periodic:{kind}:{person_id}:{period}"
+
+    @property
     def delegations(self) -> str:
         """Hash `<person>|<delegation id>` → delegation."""
         return f"{self.tag}:delegations"

@@ -15,10 +15,16 @@ class RequestStatus(StrEnum):
     APPROVED = "approved"
     REJECTED = "rejected"
     WITHDRAWN = "withdrawn"
+    EXPIRED = "expired"
 
     @property
     def is_final(self) -> bool:
-        return self in (RequestStatus.APPROVED, RequestStatus.REJECTED, RequestStatus.WITHDRAWN)
+        return self in (
+            RequestStatus.APPROVED,
+            RequestStatus.REJECTED,
+            RequestStatus.WITHDRAWN,
+            RequestStatus.EXPIRED,
+        )
 
 
 class StepStatus(StrEnum):
@@ -40,6 +46,7 @@ class PendingKind(StrEnum):
     DECIDE = "decide"
     WITHDRAW = "withdraw"
     REMIND = "remind"
+    DELEGATE = "delegate"
 
 
 class PendingStatus(StrEnum):
@@ -59,6 +66,10 @@ class EventType(StrEnum):
     REQUEST_WITHDRAWN = "request_withdrawn"
     STEP_ESCALATED = "step_escalated"
     REMINDER_SENT = "reminder_sent"
+    REQUEST_EXPIRED = "request_expired"
+    DELEGATION_SET = "delegation_set"
+    DAILY_DIGEST = "daily_digest"
+    WEEKLY_OUT = "weekly_out"
     PENDING_CANCELLED = "pending_cancelled"
 
 
@@ -79,6 +90,10 @@ class Step(_Record):
     auto_approve: bool = False
     sla_hours: float = 48
     remind_after_hours: float = 24
+    max_reminders: int = 2
+    escalate_to: str = "manager"
+    reminders: int = 0  # automatic reminders sent for the current assignee
+    escalations: int = 0
     assigned_at: datetime | None = None
     decided_by: str | None = None
     decided_at: datetime | None = None

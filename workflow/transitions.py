@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 from workflow.clock import Clock, today_in
+from workflow.config import Policy
 from workflow.directory import Directory
 from workflow.keys import OrgKeys
 from workflow.leave import LEAVE_PREFIX, entry_for, reserved_field, used_field
@@ -20,10 +21,12 @@ from workflow.models import (
     HistoryEntry,
     Request,
     RequestStatus,
+    Step,
     StepStatus,
 )
 from workflow.routing import Availability, route
 from workflow.store import Tx
+from workflow.worktime import add_working_hours
 
 
 @dataclass
@@ -64,16 +67,53 @@ class Change:
         return self.tx
 
 
-def advance(
-    change: Change,
-    start_index: int,
-    *,
-    directory: Directory,
-    clock: Clock,
-    keys: OrgKeys,
-    availability: Availability,
-) -> None:
+@dataclass(frozen=True)
+class Setting:
+    """What every transition needs besides the request: who people are, the time, the keys, the rules."""
+
+    directory: Directory
+    clock: Clock
+    keys: OrgKeys
+    policy: Policy
+
+
+def due_member(kind: str, request_id: str, step: int | None = None) -> str:
+    """A scheduled item: what to do, to which request (and step)."""
+    return f"{kind}|{request_id}|{'' if step is None else step}"
+
+
+def _ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+def schedule_step(change: Change, step: Step, s: Setting, *, reminder_only: bool = False) -> None:
+    """Plan the open step's next reminder (from now) and its escalation (from when it was assigned).
+
+    Both are counted in the holder's working hours, in their timezone and country.
+    """
+    holder = s.directory.get(step.assignee or step.approver)
+    hours = s.policy.working_hours
+    escalate_at = add_working_hours(step.assigned_at or change.now, step.sla_hours, holder, hours)
+    if step.reminders < step.max_reminders:
+        remind_at = add_working_hours(change.now, step.remind_after_hours, holder, hours)
+        if remind_at < escalate_at:
+            change.tx.zadd(
+                s.keys.due, _ms(remind_at), due_member("remind", change.request.id, step.index)
+            )
+    if not reminder_only:
+        change.tx.zadd(
+            s.keys.due, _ms(escalate_at), due_member("escalate", change.request.id, step.index)
+        )
+
+
+def unschedule_step(change: Change, step: Step, s: Setting) -> None:
+    change.tx.zrem(s.keys.due, due_member("remind", change.request.id, step.index))
+    change.tx.zrem(s.keys.due, due_member("escalate", change.request.id, step.index))
+
+
+def advance(change: Change, start_index: int, s: Setting, availability: Availability) -> None:
     """Open the next step from `start_index` (auto-approving where the chain says), or approve."""
+    directory, clock, keys = s.directory, s.clock, s.keys
     req = change.request
     for step in req.steps[start_index:]:
         if step.auto_approve:
@@ -96,6 +136,7 @@ def advance(
         if step.routed_reason:
             change.log(None, "routed", step=step.index, comment=step.routed_reason)
         change.tx.sadd(keys.user_tasks(r.assignee), req.id)
+        schedule_step(change, step, s)
         change.emit(
             EventType.TASK_ASSIGNED,
             step=step.index,
@@ -108,15 +149,19 @@ def advance(
     req.status = RequestStatus.APPROVED
     req.current_step = None
     req.decided_at = change.now
+    change.tx.zrem(keys.due, due_member("expire", req.id))
     change.log(None, "approved")
     change.emit(EventType.REQUEST_APPROVED)
 
 
-def close_open_steps(change: Change, keys: OrgKeys) -> None:
-    """Mark every step not yet decided as cancelled and take the task off its holder's list."""
+def close_open_steps(change: Change, s: Setting) -> None:
+    """Mark every step not yet decided as cancelled, take the task off its holder's list, drop its schedule."""
+    keys = s.keys
+    change.tx.zrem(keys.due, due_member("expire", change.request.id))
     for step in change.request.steps:
         if step.status is StepStatus.PENDING and step.assignee:
             change.tx.srem(keys.user_tasks(step.assignee), change.request.id)
+            unschedule_step(change, step, s)
         if step.status in (StepStatus.PENDING, StepStatus.WAITING):
             step.status = StepStatus.CANCELLED
     change.request.current_step = None

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agent.i18n import t
+from agent.i18n import fmt_date, t
 from agent.tools.base import Observation, ProposalInfo, Tool, ToolArgs, ToolContext
 from agent.tools.dates_arg import DATE_HELP, span
 from agent.tools.describe import half_day, what
@@ -224,6 +224,52 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
     return _awaiting(ctx, proposal, summary, {"to": to, "note": args.note})
 
 
+class ProposeDelegationArgs(ToolArgs):
+    delegate: str = Field(
+        min_length=1,
+        max_length=100,
+        description="The colleague who should decide the user's approvals, as the user named them (e.g. 'Wang Wu', '李四'); resolved in the directory.",
+    )
+    start: str = Field(description="First day of the delegation. " + DATE_HELP, max_length=60)
+    end: str = Field(description="Last day (inclusive). " + DATE_HELP, max_length=60)
+    reason: str | None = Field(default=None, max_length=300)
+
+
+async def propose_delegation(ctx: ToolContext, args: ProposeDelegationArgs) -> Observation:
+    from agent.tools.base import failed
+    from agent.tools.dates_arg import one_date
+
+    found = [p for p in ctx.engine.directory.search(args.delegate, limit=5) if p.id != ctx.actor.id]
+    if len(found) != 1:
+        names = ", ".join(p.name for p in found) or "nobody"
+        return failed(
+            "ambiguous_person",
+            t(
+                ctx.locale,
+                f"'{args.delegate}' matches {names}; ask the user which colleague they mean.",
+                f"“{args.delegate}”匹配到：{names}；请向用户确认是哪位同事。",
+            ),
+        )
+    delegate = found[0]
+    start, end = one_date(args.start, ctx, "start"), one_date(args.end, ctx, "end")
+    proposal = await ctx.engine.prepare_delegation(
+        ctx.actor.id, delegate.id, start, end, args.reason
+    )
+    loc = ctx.locale
+    summary = t(
+        loc,
+        f"Prepared: {delegate.name} decides your approvals from {fmt_date(start, loc)} to {fmt_date(end, loc)}.",
+        f"已准备：{fmt_date(start, loc)} 至 {fmt_date(end, loc)} 由 {delegate.name} 代你审批。",
+    )
+    fields = {
+        "delegate": delegate.name,
+        "start": start.isoformat(),
+        "end": end.isoformat(),
+        "reason": args.reason,
+    }
+    return _awaiting(ctx, proposal, summary, fields)
+
+
 PROPOSE_TOOLS: list[Tool] = [
     Tool(
         "propose_leave",
@@ -257,6 +303,14 @@ PROPOSE_TOOLS: list[Tool] = [
         ProposeWithdrawArgs,
         propose_withdraw,
         lambda a, loc: t(loc, f"Preparing to withdraw {a.request_id}", f"准备撤回 {a.request_id}"),
+        writes=True,
+    ),
+    Tool(
+        "propose_delegation",
+        "Prepare a delegation: a colleague decides the user's approval steps while the user is away (open steps move to them on the first day). The user confirms it on a card.",
+        ProposeDelegationArgs,
+        propose_delegation,
+        lambda a, loc: t(loc, "Preparing your delegation", "准备委托审批"),
         writes=True,
     ),
     Tool(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import redis.exceptions
@@ -23,7 +24,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.i18n import detect_locale, t
 from agent.tools.describe import what
 from bot.runtime import Runtime
-from bot.slack import blocks
+from bot.slack import blocks, blocks_delegation
 from bot.slack.identity import SlackIdentity
 from bot.slack.turns import ThreadView
 from bot.tasks import BackgroundTasks
@@ -129,6 +130,8 @@ class SlackBot:
         app.action("open_leave_form")(self.on_open_leave_form)
         app.view("reject_reason")(self.on_reject_submit)
         app.view("leave_form")(self.on_leave_submit)
+        app.action("open_delegation_form")(self.on_open_delegation_form)
+        app.view("delegation_form")(self.on_delegation_submit)
 
     async def handle(self, request: web.Request) -> web.Response:
         """POST /slack/events: events, commands and interactivity, verified by Bolt's signature check."""
@@ -302,6 +305,57 @@ class SlackBot:
             return
         await ack()
 
+    # --- delegation (Home tab) ----------------------------------------------------------------
+
+    async def on_open_delegation_form(self, ack, body: dict[str, Any]) -> None:
+        await ack()
+        person = await self._person((body.get("team") or {}).get("id", ""), body["user"]["id"])
+        if person is not None:
+            view = blocks_delegation.delegation_modal(person, self.engine, person.locale)
+            self.tasks.spawn(
+                self.client.views_open(trigger_id=body["trigger_id"], view=view),
+                name="delegation_form",
+            )
+
+    async def on_delegation_submit(self, ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        """The form's Submit is the confirmation: set the delegation or show errors on the fields."""
+        person = await self._person((body.get("team") or {}).get("id", ""), body["user"]["id"])
+        form = blocks_delegation.parse_delegation_form(view["state"]["values"])
+        if person is None:
+            await ack(
+                response_action="errors",
+                errors={"delegate": "You are not in the approvals directory."},
+            )
+            return
+        missing = {
+            k: t(person.locale, "Required", "必填")
+            for k in ("delegate", "start", "end")
+            if not form[k]
+        }
+        if missing:
+            await ack(response_action="errors", errors=missing)
+            return
+        try:
+            await self.engine.set_delegation(
+                person.id,
+                form["delegate"],
+                date.fromisoformat(form["start"]),
+                date.fromisoformat(form["end"]),
+                form["reason"],
+            )
+        except ValidationFailed as e:
+            errors = {
+                blocks_delegation.DELEGATION_BLOCKS.get(k, "delegate"): v
+                for k, v in e.field_errors.items()
+            }
+            await ack(response_action="errors", errors=errors or {"delegate": e.message})
+            return
+        except WorkflowError as e:
+            await ack(response_action="errors", errors={"delegate": e.message})
+            return
+        await ack()
+        self.tasks.spawn(self.publish_home(body["user"]["id"], person), name="home")
+
     # --- confirm cards -----------------------------------------------------------------------
 
     async def on_pending_confirm(self, ack, body: dict[str, Any]) -> None:
@@ -330,8 +384,18 @@ class SlackBot:
             if confirm:
                 outcome = await self.engine.confirm(pending_id, person.id)
                 req = outcome.request
-                result = blocks.outcome_text(outcome.kind.value, req, self.engine, locale)
-                summary = f"{req.id} · {what(req, self.engine.config, locale)}"
+                if req is None:  # a delegation belongs to no request
+                    d = outcome.delegation
+                    who = self.engine.person(d.delegate).name if d else ""
+                    result = (
+                        t(locale, f"Delegated to {who}", f"已委托给 {who}")
+                        if d
+                        else t(locale, "Done", "已完成")
+                    )
+                    summary = result
+                else:
+                    result = blocks.outcome_text(outcome.kind.value, req, self.engine, locale)
+                    summary = f"{req.id} · {what(req, self.engine.config, locale)}"
             else:
                 pending = await self.engine.cancel(pending_id, person.id)
                 result = blocks.outcome_text("cancelled", None, self.engine, locale)

@@ -163,6 +163,9 @@ def home_view(
                 "leave",
                 style="primary",
             ),
+            button(
+                t(locale, "Delegate my approvals", "委托审批"), "open_delegation_form", "delegate"
+            ),
             block_id="home_actions",
         ),
         *_balances(balances, engine, locale),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import structlog
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack import blocks
+from bot.slack import blocks, blocks_digest
 from bot.slack.identity import SlackIdentity
 from workflow.config import Person
 from workflow.engine import Engine
@@ -39,6 +41,25 @@ class SlackDelivery:
 
     async def deliver(self, event: OutboxEvent) -> None:
         engine = self.engine
+        if event.type is EventType.DAILY_DIGEST:
+            person = engine.person(event.data["person"])
+            pending = await engine.my_approvals(person.id)
+            if pending:  # decided since it was queued: nothing to nag about
+                await self._send(
+                    event, person, blocks_digest.digest_dm(pending, engine, person.locale)
+                )
+            return
+        if event.type is EventType.WEEKLY_OUT:
+            person = engine.person(event.data["person"])
+            start, end = (
+                date.fromisoformat(event.data["start"]),
+                date.fromisoformat(event.data["end"]),
+            )
+            out = await engine.who_is_out(person.id, start, end, event.data.get("team"))
+            await self._send(
+                event, person, blocks_digest.weekly_out_dm(out, start, end, person.locale)
+            )
+            return
         [raw] = await engine.store.read(hmget_record(engine.keys.request(event.request_id)))
         req = versioned(Request, raw)
         if req is None:
@@ -79,6 +100,43 @@ class SlackDelivery:
                         blocks.requester_dm(
                             "request_withdrawn", req, engine, assignee.locale, data
                         ),
+                    )
+            case EventType.STEP_ESCALATED:
+                assignee = engine.person(data["assignee"])
+                if req.open_step() is not None and req.current_step == data.get("step"):
+                    view = await engine.request_view(req.id, assignee.id)
+                    await self._send(
+                        event,
+                        assignee,
+                        blocks.approval_card(view, engine, assignee.locale),
+                        card_step=data.get("step"),
+                    )
+                previous = engine.person(data["previous"])
+                await self._send(
+                    event,
+                    previous,
+                    blocks_digest.escalated_dm(
+                        req, engine, previous.locale, assignee.id, data.get("sla_hours", 0)
+                    ),
+                )
+                await self._send(
+                    event,
+                    requester,
+                    blocks.requester_dm("step_escalated", req, engine, requester.locale, data),
+                )
+            case EventType.REQUEST_EXPIRED:
+                await self._close_cards(req)
+                await self._send(
+                    event,
+                    requester,
+                    blocks_digest.expired_dm(req, engine, requester.locale, for_requester=True),
+                )
+                if data.get("assignee"):
+                    holder = engine.person(data["assignee"])
+                    await self._send(
+                        event,
+                        holder,
+                        blocks_digest.expired_dm(req, engine, holder.locale, for_requester=False),
                     )
             case EventType.REMINDER_SENT:
                 assignee = engine.person(data["assignee"])

@@ -328,3 +328,22 @@ async def test_a_trace_is_kept_and_logs_mask_reasons(env):
     assert any(
         line.get("event") == "agent_step" and line.get("tool") == "propose_leave" for line in logs
     )
+
+
+async def test_a_delegation_is_proposed_and_set_only_on_the_click(env):
+    """'Li Si approves for me next week' prepares a delegation card; nothing is delegated until confirmed."""
+    engine, memory = env
+    model = ScriptedModel(
+        [
+            call("propose_delegation", delegate="Li Si", start="2026-12-07", end="2026-12-11"),
+            reply("ok"),
+        ]
+    )
+    events = await run(
+        Agent(model, engine, memory), "I'm out next week, Li Si approves for me", actor="wangfang"
+    )
+    proposal = next(e for e in events if isinstance(e, ProposalReady))
+    assert proposal.action == "delegate" and proposal.fields["delegate"] == "李四"
+    assert await engine.delegations() == []
+    outcome = await engine.confirm(proposal.pending_id, "wangfang")
+    assert outcome.delegation is not None and outcome.delegation.delegate == "lisi"

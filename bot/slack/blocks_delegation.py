@@ -1,0 +1,79 @@
+"""The delegation form (Home tab): who decides my approvals, from when to when."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    DatePickerElement,
+    InputBlock,
+    Option,
+    PlainTextInputElement,
+    StaticSelectElement,
+)
+from slack_sdk.models.views import View
+
+from agent.i18n import t
+from bot.slack.blocks_base import OPTION_TEXT_MAX, VIEW_BLOCKS_MAX, VIEW_TITLE_MAX, dump, plain
+from workflow.config import Person
+from workflow.engine import Engine
+
+# Field name in the engine → block id in the form (for response_action errors).
+DELEGATION_BLOCKS = {"delegate": "delegate", "start": "start", "end": "end", "reason": "reason"}
+
+
+def delegation_modal(person: Person, engine: Engine, locale: str) -> dict[str, Any]:
+    """A modal: pick the delegate among colleagues, the first and last day, an optional note."""
+    options = [
+        Option(
+            value=p.id, text=plain(f"{p.name} · {p.title}" if p.title else p.name, OPTION_TEXT_MAX)
+        )
+        for p in engine.directory
+        if p.id != person.id
+    ][:100]
+    blocks = [
+        InputBlock(
+            block_id="delegate",
+            label=plain(t(locale, "Who decides for you", "委托给"), 2000),
+            element=StaticSelectElement(action_id="delegate", options=options),
+        ),
+        InputBlock(
+            block_id="start",
+            label=plain(t(locale, "From", "开始日期"), 2000),
+            element=DatePickerElement(action_id="start"),
+        ),
+        InputBlock(
+            block_id="end",
+            label=plain(t(locale, "Until (inclusive)", "结束日期（含）"), 2000),
+            element=DatePickerElement(action_id="end"),
+        ),
+        InputBlock(
+            block_id="reason",
+            optional=True,
+            label=plain(t(locale, "Note", "备注"), 2000),
+            element=PlainTextInputElement(action_id="reason", max_length=300),
+        ),
+    ]
+    return View(
+        type="modal",
+        callback_id="delegation_form",
+        title=plain(t(locale, "Delegate approvals", "委托审批"), VIEW_TITLE_MAX),
+        submit=plain(t(locale, "Delegate", "委托"), VIEW_TITLE_MAX),
+        close=plain(t(locale, "Cancel", "取消"), VIEW_TITLE_MAX),
+        blocks=dump(blocks, VIEW_BLOCKS_MAX),
+    ).to_dict()
+
+
+def parse_delegation_form(values: Mapping[str, Any]) -> dict[str, Any]:
+    """view.state.values → {delegate, start, end, reason} (missing values → None)."""
+
+    def get(block: str) -> Mapping[str, Any]:
+        return (values.get(block) or {}).get(block) or {}
+
+    return {
+        "delegate": (get("delegate").get("selected_option") or {}).get("value"),
+        "start": get("start").get("selected_date"),
+        "end": get("end").get("selected_date"),
+        "reason": get("reason").get("value"),
+    }

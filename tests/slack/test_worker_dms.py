@@ -1,0 +1,72 @@
+"""What the worker sends on Slack: automatic reminders, escalation, expiry, the morning digest."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from tests.helpers import ANNUAL_2_DAYS, submitted
+from tests.slack.harness import SlackHarness
+from workflow.scheduler import Scheduler
+
+WANG, DAVID, ZHANG = "U0WANGFANG", "U0DAVID", "U0ZHANGSAN"
+
+
+def said(h: SlackHarness, user: str) -> str:
+    return "\n".join(
+        (m.get("text") or "") + json.dumps(m.get("blocks") or [], ensure_ascii=False)
+        for m in h.dm_messages(user)
+    )
+
+
+async def test_reminder_then_escalation_reach_the_right_people(slack: SlackHarness):
+    """An automatic reminder comes with buttons; at the SLA the manager's manager gets the card and both others are told."""
+    h = slack
+    req = await submitted(h.engine, fields=ANNUAL_2_DAYS)
+    scheduler = Scheduler(h.engine)
+    h.engine.clock.advance(timedelta(days=3))
+    await scheduler.run_due()
+    await h.settle()
+    cards = [
+        m for m in h.dm_messages(WANG) if "request_approve" in json.dumps(m.get("blocks") or [])
+    ]
+    assert len(cards) == 2  # the original card and the reminder card
+    h.engine.clock.advance(timedelta(days=6))
+    await scheduler.run_due()
+    await h.settle()
+    assert "request_approve" in said(h, DAVID) and req.id in said(h, DAVID)
+    assert "David Chen" in said(h, WANG)  # told who has it now
+    assert "David Chen" in said(h, ZHANG) or "David" in said(h, ZHANG)
+    assert not [r for r in h.standin.requests if not r.ok and r.method != "chat.startStream"]
+
+
+async def test_expiry_tells_both_sides_and_the_morning_digest_lists_pending_items(
+    slack: SlackHarness,
+):
+    """The approver's digest lists what waits; an expired request is announced to requester and approver."""
+    h = slack
+    req = await submitted(
+        h.engine, fields={"leave_type": "annual", "start": "2027-01-11", "end": "2027-01-12"}
+    )
+    scheduler = Scheduler(h.engine)
+    await scheduler.periodic()
+    await h.settle()
+    assert "waiting for your approval" in said(h, WANG) or "等待你审批" in said(h, WANG)
+    h.engine.clock.advance(timedelta(days=31))
+    while await scheduler.run_due():
+        pass
+    await h.settle()
+    assert "已过期" in said(h, ZHANG) and req.id in said(h, ZHANG)
+    [(_, expired)] = [
+        e
+        for e in await h.engine.store.redis.xrange(h.engine.keys.outbox)
+        if e[1]["type"] == "request_expired"
+    ]
+    holder = h.engine.person(json.loads(expired["data"])["assignee"])
+    text = said(h, holder.slack_user_id)
+    assert (
+        ("expired before a decision" in text)
+        if holder.locale == "en"
+        else ("未获审批已过期" in text)
+    )
+    assert not [r for r in h.standin.requests if not r.ok and r.method != "chat.startStream"]

@@ -1,0 +1,296 @@
+"""The schedule: reminders, escalations, expiry and delegation starts, claimed atomically by workers.
+
+Transitions put due items in a sorted set (see transitions.schedule_step). A worker claims
+due items with a lease (claim.lua); handling an item is a guarded transition that removes the
+lease in the same Lua call, so an item is handled once even when two workers race, and a
+worker that dies mid-run leaves a lease that runs out and is claimed again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from importlib import resources
+
+import structlog
+
+from workflow.chain import FALLBACK_ROLE
+from workflow.engine import Engine
+from workflow.models import Delegation, EventType, Request, RequestStatus, Step
+from workflow.routing import route
+from workflow.store import Conflict, Tx, hmget_record, versioned
+from workflow.transitions import (
+    Change,
+    away_read,
+    close_open_steps,
+    move_leave,
+    schedule_step,
+    unschedule_step,
+)
+from workflow.worktime import next_working_moment
+
+log = structlog.get_logger("scheduler")
+_CLAIM_LUA = resources.files("workflow").joinpath("lua", "claim.lua").read_text("utf-8")
+LEASE_MS = 60_000
+
+
+@dataclass(frozen=True)
+class DueItem:
+    kind: str  # remind | escalate | expire | delegate
+    target: str  # a request id, or for delegate the person
+    arg: str  # the step index, or the delegation id
+
+    @classmethod
+    def parse(cls, member: str) -> DueItem:
+        kind, target, arg = member.split("|", 2)
+        return cls(kind, target, arg)
+
+    @property
+    def member(self) -> str:
+        return f"{self.kind}|{self.target}|{self.arg}"
+
+
+class Scheduler:
+    """Runs what is due for one organisation; any number of workers may share it."""
+
+    def __init__(self, engine: Engine, *, lease_ms: int = LEASE_MS) -> None:
+        self.engine = engine
+        self.keys = engine.keys
+        self.lease_ms = lease_ms
+        self._claim = engine.store.redis.register_script(_CLAIM_LUA)
+        self._periodic_done: set[str] = set()
+
+    def _now(self) -> datetime:
+        return self.engine.clock.now(UTC)
+
+    async def claim(self, limit: int = 50) -> list[str]:
+        """Due items for this worker, each now leased to it."""
+        now_ms = int(self._now().timestamp() * 1000)
+        return list(
+            await self._claim(
+                keys=[self.keys.due, self.keys.due_leases], args=[now_ms, self.lease_ms, limit]
+            )
+        )
+
+    async def run_due(self, limit: int = 50) -> int:
+        """Claim and handle due items; returns how many were handled."""
+        done = 0
+        for member in await self.claim(limit):
+            await self.handle(member)
+            done += 1
+        return done
+
+    async def handle(self, member: str) -> str:
+        """Handle one claimed item once; a lost race re-reads and finds nothing left to do."""
+        item = DueItem.parse(member)
+        for _ in range(self.engine.max_attempts):
+            try:
+                outcome = await self._handle_once(item)
+                log.info("due_item_handled", item=member, outcome=outcome)
+                return outcome
+            except Conflict:
+                continue
+        return "gave_up"
+
+    async def _release(self, item: DueItem) -> str:
+        await self.engine.store.apply(Tx().zrem(self.keys.due_leases, item.member))
+        return "nothing_to_do"
+
+    async def _handle_once(self, item: DueItem) -> str:
+        if item.kind == "delegate":
+            return await self._start_delegation(item)
+        engine = self.engine
+        raw, away, dels = await engine.store.read(
+            hmget_record(self.keys.request(item.target)),
+            away_read(self.keys, self._now().date()),
+            ("hgetall", [self.keys.delegations]),
+        )
+        req = versioned(Request, raw)
+        if req is None or req.status is not RequestStatus.PENDING:
+            return await self._release(item)
+        step = req.open_step()
+        if item.kind == "expire":
+            return await self._expire(item, req)
+        if step is None or str(step.index) != item.arg:
+            return await self._release(item)
+        if item.kind == "remind":
+            return await self._remind(item, req, step)
+        if item.kind == "escalate":
+            return await self._escalate(item, req, step, engine.availability(away, dels))
+        log.warning("unknown_due_item", item=item.member)
+        return await self._release(item)
+
+    async def _finish(self, item: DueItem, change: Change) -> None:
+        change.tx.zrem(self.keys.due_leases, item.member)
+        await self.engine.store.apply(change.finish(self.keys))
+
+    async def _remind(self, item: DueItem, req: Request, step: Step) -> str:
+        if step.reminders >= step.max_reminders or step.assignee is None:
+            return await self._release(item)
+        change = Change(req, self._now())
+        step.reminders += 1
+        change.log(
+            None,
+            "reminded",
+            step=step.index,
+            comment=f"Automatic reminder {step.reminders} of {step.max_reminders}.",
+        )
+        change.emit(
+            EventType.REMINDER_SENT,
+            step=step.index,
+            assignee=step.assignee,
+            automatic=True,
+            n=step.reminders,
+        )
+        schedule_step(
+            change, step, self.engine.setting, reminder_only=True
+        )  # the next, if any is left
+        await self._finish(item, change)
+        return "reminded"
+
+    def _escalation_target(self, req: Request, step: Step) -> str | None:
+        d = self.engine.directory
+        holder = step.assignee or step.approver
+        kind, _, arg = step.escalate_to.partition(":")
+        if kind == "role":
+            candidates = [p.id for p in d.with_role(arg)]
+        else:
+            candidates = [p.id for p in d.managers_above(holder)] + [
+                p.id for p in d.with_role(FALLBACK_ROLE)
+            ]
+        return next((c for c in candidates if c not in (req.requester, holder)), None)
+
+    async def _escalate(self, item: DueItem, req: Request, step: Step, availability) -> str:
+        target = self._escalation_target(req, step)
+        if target is None:
+            return await self._release(item)
+        d = self.engine.directory
+        r = route(target, req.requester, self.engine.today_for(target), d, availability)
+        change = Change(req, self._now())
+        old = step.assignee or step.approver
+        change.tx.srem(self.keys.user_tasks(old), req.id).sadd(
+            self.keys.user_tasks(r.assignee), req.id
+        )
+        unschedule_step(change, step, self.engine.setting)
+        step.assignee, step.assigned_at, step.reminders = r.assignee, change.now, 0
+        step.escalations += 1
+        why = f"No decision by {d.get(old).name} within {step.sla_hours:g} working hours; escalated to {d.get(r.assignee).name}."
+        step.routed_reason = why
+        change.log(None, "escalated", step=step.index, comment=why)
+        change.emit(
+            EventType.STEP_ESCALATED,
+            step=step.index,
+            assignee=r.assignee,
+            previous=old,
+            sla_hours=step.sla_hours,
+        )
+        schedule_step(change, step, self.engine.setting)
+        await self._finish(item, change)
+        return "escalated"
+
+    async def _expire(self, item: DueItem, req: Request) -> str:
+        change = Change(req, self._now())
+        step = req.open_step()
+        assignee = step.assignee if step else None
+        close_open_steps(change, self.engine.setting)
+        req.status, req.decided_at = RequestStatus.EXPIRED, change.now
+        days = self.engine.config.policy.expire_after_days
+        change.log(
+            None,
+            "expired",
+            comment=f"No decision within {days} days; the request expired and its days were released.",
+        )
+        change.emit(EventType.REQUEST_EXPIRED, assignee=assignee)
+        move_leave(change, self.keys, RequestStatus.PENDING, None)
+        await self._finish(item, change)
+        return "expired"
+
+    async def _start_delegation(self, item: DueItem) -> str:
+        [raw] = await self.engine.store.read(
+            ("hget", [self.keys.delegations, f"{item.target}|{item.arg}"])
+        )
+        if raw is None:
+            return await self._release(item)
+        delegation = Delegation.model_validate_json(raw)
+        moved = await self.engine.reassign_to_delegate(delegation, release=item.member)
+        return f"moved {moved}"
+
+    # --- daily digests and weekly who's-out --------------------------------------------------
+
+    async def periodic(self) -> int:
+        """Queue each approver's morning digest and each manager's weekly who's-out, once each."""
+        engine, policy = self.engine, self.engine.config.policy
+        now = self._now()
+        digest_at, weekly_at = (
+            time.fromisoformat(policy.digest_time),
+            time.fromisoformat(policy.weekly_out_time),
+        )
+        managers = {p.manager for p in engine.directory if p.manager}
+        queued = 0
+        for person in engine.directory:
+            local = now.astimezone(engine.directory.timezone_of(person.id))
+            if (
+                local.time() >= digest_at
+                and next_working_moment(local, person, policy.working_hours).date() == local.date()
+            ):
+                queued += await self._queue_digest(person.id, local.date().isoformat())
+            if (
+                person.id in managers
+                and local.weekday() == policy.weekly_out_day
+                and local.time() >= weekly_at
+            ):
+                queued += await self._queue_weekly(person.id, local.date())
+        return queued
+
+    async def _queue_once(
+        self, kind: str, person: str, period: str, event: EventType, data: dict
+    ) -> int:
+        flag = self.keys.periodic(kind, person, period)
+        if flag in self._periodic_done:
+            return 0
+        tx = Tx().expect(flag, 0).hincrby(flag, "v", 1).pexpire(flag, 8 * 86_400_000)
+        tx.xadd(
+            self.keys.outbox,
+            {
+                "type": event.value,
+                "request_id": "-",
+                "org": self.keys.org,
+                "at": self._now().isoformat(),
+                "data": json.dumps(data, default=str, separators=(",", ":")),
+            },
+        )
+        try:
+            await self.engine.store.apply(tx)
+        except Conflict:  # another worker queued it
+            self._periodic_done.add(flag)
+            return 0
+        self._periodic_done.add(flag)
+        return 1
+
+    async def _queue_digest(self, person: str, day: str) -> int:
+        flag = self.keys.periodic("digest", person, day)
+        if flag in self._periodic_done:
+            return 0
+        pending = await self.engine.my_approvals(person)
+        if not pending:
+            return 0
+        return await self._queue_once(
+            "digest",
+            person,
+            day,
+            EventType.DAILY_DIGEST,
+            {"person": person, "count": len(pending), "request_ids": [r.id for r in pending]},
+        )
+
+    async def _queue_weekly(self, manager: str, today) -> int:
+        year, week, _ = today.isocalendar()
+        period = f"{year}-W{week:02d}"
+        monday = today + timedelta(days=7 - today.weekday())
+        data = {
+            "person": manager,
+            "team": self.engine.directory.team_of(manager),
+            "start": monday.isoformat(),
+            "end": (monday + timedelta(days=4)).isoformat(),
+        }
+        return await self._queue_once("weekly", manager, period, EventType.WEEKLY_OUT, data)
