@@ -32,6 +32,7 @@ from agent.i18n import detect_locale, t
 from agent.llm.trim import trim_for_context
 from agent.memory import ThreadBusy, ThreadMemory
 from agent.messages import Message, ModelResponse, ToolCall
+from agent.metrics import AGENT_TURNS, MODEL_CALL_SECONDS, TOOL_CALLS
 from agent.model import ChatModel
 from agent.prompt import system_prompt
 from agent.tools import Observation, ToolContext, ToolRegistry, default_tools
@@ -129,6 +130,7 @@ class Agent:
                 async for event in self._turn(thread, person.id, text, locale):
                     yield event
         except ThreadBusy:
+            AGENT_TURNS.labels(StopReason.BUSY.value).inc()
             yield FinalAnswer(
                 _stop_text(StopReason.BUSY, locale), StopReason.BUSY, 0, 0, 0, 0, 0.0, 0.0
             )
@@ -158,6 +160,12 @@ class Agent:
         last_sig, repeats, repairs, trimmed = "", 0, 0, False
 
         def emit(event: StepEvent) -> StepEvent:
+            if isinstance(event, ModelStep):
+                MODEL_CALL_SECONDS.labels(event.model).observe(event.latency_ms / 1000)
+            elif isinstance(event, ToolFinished):
+                TOOL_CALLS.labels(event.tool, "ok" if event.ok else (event.error or "error")).inc()
+            elif isinstance(event, FinalAnswer):
+                AGENT_TURNS.labels(event.stop_reason.value).inc()
             data = event.to_dict()
             trace.append(data)
             hidden = ("event", "thread", "actor", "text", "summary", "thought", "fields")

@@ -14,6 +14,7 @@ from typing import Protocol
 import redis.exceptions
 import structlog
 
+from bot.metrics import NOTIFIER_FAILURES, NOTIFIER_RETRIES
 from workflow.outbox import Outbox, OutboxEvent
 
 log = structlog.get_logger("notifier")
@@ -51,10 +52,13 @@ class OutboxWorker:
 
     async def handle(self, event: OutboxEvent) -> bool:
         """Deliver one event everywhere; ack it only if every platform succeeded."""
+        if event.deliveries > 1:
+            NOTIFIER_RETRIES.inc()
         try:
             for delivery in self.deliveries:
                 await delivery.deliver(event)
-        except Exception as e:  # any failure leaves the event pending; it is reclaimed and retried
+        except Exception as e:
+            NOTIFIER_FAILURES.inc()  # any failure leaves the event pending; it is reclaimed and retried
             log.warning(
                 "delivery_failed",
                 event_id=event.id,

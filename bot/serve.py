@@ -11,6 +11,7 @@ import redis.exceptions
 import structlog
 from aiohttp import web
 
+from bot.metrics import metrics_handler
 from bot.notifier import OutboxWorker
 from bot.runtime import Runtime, build_runtime
 from bot.settings import Settings, require
@@ -52,6 +53,8 @@ def web_app(bot: SlackBot) -> web.Application:
     app = web.Application()
     slack_routes(bot, app)
     app.router.add_get("/healthz", healthz)
+    outbox = Outbox(bot.runtime.redis, bot.engine.keys, NOTIFIER_GROUP)
+    app.router.add_get("/metrics", metrics_handler(outbox))
     app.on_shutdown.append(drain)
     return app
 

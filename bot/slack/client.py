@@ -9,6 +9,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.metrics import CountingRetryHandler
+
 DEFAULT_API_URL = "https://slack.com/api/"
 
 
@@ -20,6 +22,7 @@ def make_client(token: str, api_url: str | None = None, timeout_s: int = 10) -> 
         base_url=base,
         timeout=timeout_s,
         retry_handlers=[
+            CountingRetryHandler(),
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
             AsyncRateLimitErrorRetryHandler(max_retry_count=3),
             AsyncServerErrorRetryHandler(max_retry_count=2),

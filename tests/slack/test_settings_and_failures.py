@@ -52,3 +52,17 @@ async def test_redis_down_gets_a_clear_line_in_the_thread(slack: SlackHarness):
     replies = h.thread("U0OLIVER", msg["ts"])
     assert any("can't reach my database" in (r.get("text") or "") for r in replies)
     assert thread_key("T0ACME", msg["channel"], msg["ts"]).startswith("slack:")
+
+
+async def test_metrics_report_turns_tools_and_outbox_lag(slack: SlackHarness):
+    """GET /metrics speaks Prometheus: agent turns by stop reason, tool calls by outcome, model latency, outbox lag."""
+    h = slack
+    await h.dm("U0OLIVER", "what is my balance?")
+    await h.bot.tasks.idle()
+    resp = await h.http.get(str(h.server.make_url("/metrics")))
+    text = await resp.text()
+    assert resp.status == 200 and resp.headers["Content-Type"].startswith("text/plain")
+    assert 'approvals_agent_turns_total{stop_reason="final"}' in text
+    assert 'approvals_tool_calls_total{outcome="ok",tool="my_balances"}' in text
+    assert "approvals_model_call_seconds_bucket" in text
+    assert "approvals_outbox_lag" in text and "approvals_slack_api_errors_total" in text
