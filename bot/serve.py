@@ -1,4 +1,4 @@
-"""`approvals-bot serve` (HTTP or Socket Mode) and `approvals-bot worker` (the notifier)."""
+"""`approvals-bot serve` (Slack and/or Feishu over HTTP, or Slack Socket Mode) and `approvals-bot worker`."""
 
 from __future__ import annotations
 
@@ -11,22 +11,35 @@ import redis.exceptions
 import structlog
 from aiohttp import web
 
+from bot.feishu import feishu_delivery, feishu_routes
+from bot.feishu.wiring import feishu_enabled
 from bot.metrics import metrics_handler
-from bot.notifier import OutboxWorker
+from bot.notifier import Delivery, OutboxWorker
 from bot.runtime import Runtime, build_runtime
-from bot.settings import Settings, require
+from bot.settings import Settings, SettingsError, require
 from bot.slack.app import SlackBot, slack_routes
 from bot.slack.client import make_client
 from bot.slack.delivery import SlackDelivery
+from bot.tasks import BackgroundTasks
 from bot.worker import run_worker
 from workflow.outbox import Outbox
 from workflow.scheduler import Scheduler
 
 log = structlog.get_logger("bot")
 NOTIFIER_GROUP = "notifier"
+NO_PLATFORM = (
+    "Neither Slack nor Feishu is configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, "
+    "or FEISHU_APP_ID, FEISHU_APP_SECRET and FEISHU_VERIFICATION_TOKEN (or try `approvals-bot sandbox`)."
+)
 
 
-def slack_bot(runtime: Runtime, settings: Settings) -> SlackBot:
+def slack_configured(settings: Settings) -> bool:
+    return bool(settings.slack_bot_token or settings.slack_signing_secret)
+
+
+def slack_bot(
+    runtime: Runtime, settings: Settings, tasks: BackgroundTasks | None = None
+) -> SlackBot:
     require(settings, "slack_bot_token", "slack_signing_secret")
     client = make_client(settings.slack_bot_token.get_secret_value(), settings.slack_api_url)
     return SlackBot(
@@ -34,65 +47,107 @@ def slack_bot(runtime: Runtime, settings: Settings) -> SlackBot:
         client,
         settings.slack_signing_secret.get_secret_value(),
         streaming=settings.slack_streaming,
+        tasks=tasks,
     )
 
 
-def web_app(bot: SlackBot) -> web.Application:
-    """POST /slack/events and GET /healthz (which checks Redis)."""
+def make_app(
+    runtime: Runtime, settings: Settings, slack: SlackBot | None, tasks: BackgroundTasks
+) -> web.Application:
+    """POST /slack/events and/or /feishu/events, GET /healthz (checks Redis) and GET /metrics."""
 
     async def healthz(_: web.Request) -> web.Response:
         try:
-            await bot.runtime.redis.ping()
+            await runtime.redis.ping()
         except (redis.exceptions.RedisError, OSError) as e:
             return web.json_response({"ok": False, "redis": str(e)[:200]}, status=503)
-        return web.json_response({"ok": True, "redis": "ok", "persistent": bot.runtime.persistent})
+        return web.json_response({"ok": True, "redis": "ok", "persistent": runtime.persistent})
 
     async def drain(_: web.Application) -> None:
-        await bot.tasks.drain()
+        await tasks.drain()
 
     app = web.Application()
-    slack_routes(bot, app)
+    if slack is not None:
+        slack_routes(slack, app)
+    feishu_routes(runtime, settings, app, tasks)
     app.router.add_get("/healthz", healthz)
-    outbox = Outbox(bot.runtime.redis, bot.engine.keys, NOTIFIER_GROUP)
-    app.router.add_get("/metrics", metrics_handler(outbox))
+    app.router.add_get(
+        "/metrics", metrics_handler(Outbox(runtime.redis, runtime.engine.keys, NOTIFIER_GROUP))
+    )
     app.on_shutdown.append(drain)
     return app
 
 
+def web_app(bot: SlackBot) -> web.Application:
+    """The Slack bot's web app (tests and the sandbox)."""
+    return make_app(bot.runtime, bot.runtime.settings, bot, bot.tasks)
+
+
+def make_notifier(
+    runtime: Runtime, settings: Settings, slack: SlackBot | None, consumer: str
+) -> OutboxWorker:
+    """The outbox worker delivering to every configured platform."""
+    deliveries: list[Delivery] = []
+    if slack is not None:
+        deliveries.append(SlackDelivery(runtime.engine, slack.client, slack.identity))
+    if (feishu := feishu_delivery(runtime, settings)) is not None:
+        deliveries.append(feishu)
+    return OutboxWorker(
+        Outbox(runtime.redis, runtime.engine.keys, NOTIFIER_GROUP), deliveries, consumer
+    )
+
+
 def notifier_for(bot: SlackBot, consumer: str) -> OutboxWorker:
-    outbox = Outbox(bot.runtime.redis, bot.engine.keys, NOTIFIER_GROUP)
-    return OutboxWorker(outbox, [SlackDelivery(bot.engine, bot.client, bot.identity)], consumer)
+    return make_notifier(bot.runtime, bot.runtime.settings, bot, consumer)
 
 
-async def _until_signalled() -> None:
+def _platforms(runtime: Runtime, settings: Settings, tasks: BackgroundTasks) -> SlackBot | None:
+    if not slack_configured(settings) and not feishu_enabled(settings):
+        raise SettingsError(NO_PLATFORM)
+    return slack_bot(runtime, settings, tasks) if slack_configured(settings) else None
+
+
+def _stop_on_signals() -> asyncio.Event:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    return stop
 
 
 async def serve(settings: Settings, socket_mode: bool) -> int:
     runtime = build_runtime(settings)
-    bot = slack_bot(runtime, settings)
+    tasks = BackgroundTasks()
+    slack = _platforms(runtime, settings, tasks)
+    stop = _stop_on_signals()
     if socket_mode:
         from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
+        if slack is None:
+            raise SettingsError(
+                "Socket Mode is for Slack: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET."
+            )
         require(settings, "slack_app_token")
-        handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
+        handler = AsyncSocketModeHandler(slack.app, settings.slack_app_token.get_secret_value())
         await handler.connect_async()
         log.info("serving_socket_mode")
-        await _until_signalled()
+        await stop.wait()
         await handler.close_async()
-        await bot.tasks.drain()
+        await tasks.drain()
         await runtime.close()
         return 0
-    runner = web.AppRunner(web_app(bot))
+    runner = web.AppRunner(make_app(runtime, settings, slack, tasks))
     await runner.setup()
     await web.TCPSite(runner, "0.0.0.0", settings.port).start()
-    log.info("serving", port=settings.port, persistent=runtime.persistent)
-    await _until_signalled()
+    log.info(
+        "serving",
+        port=settings.port,
+        persistent=runtime.persistent,
+        slack=slack is not None,
+        feishu=feishu_enabled(settings),
+    )
+    await stop.wait()
     await runner.cleanup()
     await runtime.close()
     return 0
@@ -100,14 +155,17 @@ async def serve(settings: Settings, socket_mode: bool) -> int:
 
 async def worker(settings: Settings) -> int:
     runtime = build_runtime(settings)
-    bot = slack_bot(runtime, settings)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+    slack = _platforms(runtime, settings, BackgroundTasks())
+    stop = _stop_on_signals()
     consumer = f"{socket.gethostname()}:{id(stop):x}"
-    log.info("worker_started", consumer=consumer)
-    await run_worker(notifier_for(bot, consumer), Scheduler(runtime.engine), stop)
+    notifier = make_notifier(runtime, settings, slack, consumer)
+    log.info(
+        "worker_started", consumer=consumer, platforms=[d.platform for d in notifier.deliveries]
+    )
+    await run_worker(notifier, Scheduler(runtime.engine), stop)
+    for delivery in notifier.deliveries:
+        close = getattr(delivery, "aclose", None)
+        if close is not None:
+            await close()
     await runtime.close()
     return 0

@@ -52,6 +52,18 @@ class Settings(BaseSettings):
     port: int = Field(default=3000, ge=1, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "console"] = "console"
+    feishu_app_id: str | None = Field(default=None, description="cli_… of the Feishu/Lark app")
+    feishu_app_secret: SecretStr | None = None
+    feishu_verification_token: SecretStr | None = Field(
+        default=None, description="checked in every event and card callback"
+    )
+    feishu_encrypt_key: SecretStr | None = Field(
+        default=None, description="set: callbacks are encrypted and signed with it"
+    )
+    feishu_api_url: str = Field(
+        default="https://open.feishu.cn",
+        description="https://open.feishu.cn, https://open.larksuite.com, or a local stand-in",
+    )
 
     @property
     def llm_configured(self) -> bool:

@@ -14,7 +14,7 @@ ENV = {"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8"}
 
 
 def test_serve_without_a_slack_token_stops_with_one_line_naming_it():
-    """`serve` with no SLACK_BOT_TOKEN exits 2 with one line that names the missing setting."""
+    """`serve` with no platform configured exits 2 with one line naming what to set."""
     done = subprocess.run(
         [sys.executable, "-m", "bot.cli", "serve"],
         capture_output=True,
@@ -24,7 +24,7 @@ def test_serve_without_a_slack_token_stops_with_one_line_naming_it():
     )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "SLACK_BOT_TOKEN is not set" in lines[0]
+    assert len(lines) == 1 and "Neither Slack nor Feishu is configured" in lines[0]
 
 
 def test_serve_without_a_signing_secret_names_it():

@@ -1,0 +1,27 @@
+"""The Feishu / Lark adapter: events and card callbacks in, open-API messages and cards out.
+
+- `app.FeishuBot`: POST /feishu/events (url_verification, messages, card clicks)
+- `delivery.FeishuDelivery`: the notifier's Feishu delivery
+- `client.FeishuClient`: the open API over aiohttp (token, send, reply, PATCH a card)
+- `cards`: the interactive cards; `crypto`: decryption and the signature check
+- `standin.FeishuStandIn` and `simulator.FeishuSimulator`: Feishu itself, for tests and a sandbox
+"""
+
+from bot.feishu.app import FeishuBot
+from bot.feishu.client import FeishuClient
+from bot.feishu.delivery import FeishuDelivery
+from bot.feishu.errors import CallbackRejected, FeishuError, FeishuRateLimited, FeishuUnavailable
+from bot.feishu.wiring import feishu_delivery, feishu_enabled, feishu_routes
+
+__all__ = [
+    "CallbackRejected",
+    "FeishuBot",
+    "FeishuClient",
+    "FeishuDelivery",
+    "FeishuError",
+    "FeishuRateLimited",
+    "FeishuUnavailable",
+    "feishu_delivery",
+    "feishu_enabled",
+    "feishu_routes",
+]

@@ -1,0 +1,315 @@
+"""The sentences Feishu cards say, as plain text in the reader's language (no markup here).
+
+The same wording as the Slack cards, built on `agent.i18n` and `agent.tools.describe`; the
+card builders decide how each piece is shown.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from agent.events import ProposalReady
+from agent.i18n import fmt_days, fmt_range, t
+from agent.tools.describe import status_text, where_it_is
+from workflow.engine import Engine
+from workflow.models import Request, RequestStatus, Step, StepStatus
+from workflow.queries import OutEntry
+
+
+def name_of(engine: Engine, person_id: str | None) -> str:
+    """A person's display name; the id itself for someone no longer in the directory."""
+    if not person_id:
+        return "?"
+    person = engine.directory.find(person_id)
+    return person.name if person is not None else person_id
+
+
+def fmt_time(at: datetime | None) -> str:
+    return f"{at:%Y-%m-%d %H:%M}" if at is not None else "?"
+
+
+def days_text(days: float, locale: str) -> str:
+    n = f"{days:g}"
+    return t(locale, f"{n} day" + ("" if days == 1 else "s"), f"{n} 天")
+
+
+def leave_type_name(engine: Engine | None, key: str, locale: str) -> str:
+    if engine is not None and (lt := engine.config.leave_types_by_key.get(key)) is not None:
+        return lt.display_name(locale)
+    return key.replace("_", " ").capitalize()
+
+
+def step_name(step: Step, locale: str) -> str:
+    return step.name_zh if locale == "zh" else step.name
+
+
+def step_of(index: int, total: int, name: str | None, locale: str) -> str:
+    """'Step 1 of 2 (Manager)' / '第 1/2 步（直属主管）'."""
+    if name:
+        return t(
+            locale, f"Step {index + 1} of {total} ({name})", f"第 {index + 1}/{total} 步（{name}）"
+        )
+    return t(locale, f"Step {index + 1} of {total}", f"第 {index + 1}/{total} 步")
+
+
+def process_name(engine: Engine, req: Request, locale: str) -> str:
+    process = engine.config.processes_by_key.get(req.process)
+    return process.display_name(locale) if process else req.process
+
+
+def title_of(req: Request, engine: Engine, locale: str) -> str:
+    """'Leave request · 张三' / '请假申请 · 张三'."""
+    kind, who = process_name(engine, req, locale), name_of(engine, req.requester)
+    return t(locale, f"{kind} request · {who}", f"{kind}申请 · {who}")
+
+
+def id_line(req: Request, locale: str) -> str:
+    at = fmt_time(req.submitted_at or req.created_at)
+    return t(locale, f"{req.id} · submitted {at}", f"{req.id} · 提交于 {at}")
+
+
+def request_facts(
+    req: Request, engine: Engine, locale: str, balance_after: float | None = None
+) -> list[tuple[str, str]]:
+    """(label, value) pairs: requester, type, dates, working days, balance after; or the form's fields."""
+    pairs = [(t(locale, "Requester", "申请人"), name_of(engine, req.requester))]
+    f = req.fields
+    if req.is_leave:
+        dates = fmt_range(
+            req.leave_start(),
+            req.leave_end(),
+            bool(f.get("start_half")),
+            bool(f.get("end_half")),
+            locale,
+        )
+        pairs += [
+            (t(locale, "Type", "类型"), leave_type_name(engine, f["leave_type"], locale)),
+            (t(locale, "Dates", "日期"), dates),
+        ]
+        if isinstance(wd := req.derived.get("working_days"), int | float):
+            pairs.append((t(locale, "Working days", "工作日"), fmt_days(wd, locale)))
+        if balance_after is not None:
+            left = days_text(balance_after, locale)
+            pairs.append(
+                (
+                    t(locale, "Balance after", "审批后余额"),
+                    t(locale, f"{left} left", f"剩余 {left}"),
+                )
+            )
+        return pairs
+    process = engine.config.processes_by_key.get(req.process)
+    for fd in process.fields if process else ():
+        value = f.get(fd.name)
+        if value is None or value == "":
+            continue
+        label = fd.label_zh if locale == "zh" else fd.label
+        shown = leave_type_name(engine, str(value), locale) if fd.type == "leave_type" else value
+        pairs.append((label, str(shown)))
+    return pairs[:10]
+
+
+def out_line(o: OutEntry, locale: str) -> str:
+    """'李四: Thu 3 Dec 2026 – Fri 4 Dec 2026 (pending)'."""
+    dates = fmt_range(o.start, o.end, o.start_half, o.end_half, locale)
+    pending = t(locale, " (pending)", "（待批）") if o.tentative else ""
+    return t(locale, f"{o.name}: {dates}{pending}", f"{o.name}：{dates}{pending}")
+
+
+def routed_text(step: Step, engine: Engine, locale: str) -> str | None:
+    """Why a step went to a delegate or a manager, or None."""
+    if not step.routed_reason:
+        return None
+    if locale != "zh":
+        return step.routed_reason
+    approver, holder = name_of(engine, step.approver), name_of(engine, step.assignee)
+    if "delegated" in step.routed_reason:
+        return f"{approver} 已委托 {holder} 代为审批。"
+    return f"{approver} 休假中，已转交 {holder} 审批。"
+
+
+def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tuple[str, str]:
+    """(outcome, sentence) for what became of step `index`.
+
+    outcome is approved | rejected | withdrawn | reassigned | open.
+    """
+    if not 0 <= index < len(req.steps):
+        return "open", status_text(req.status, locale)
+    step = req.steps[index]
+    by, at = name_of(engine, step.decided_by), fmt_time(step.decided_at)
+    for_whom = ""
+    if step.decided_by and step.assignee and step.decided_by != step.assignee:
+        holder = name_of(engine, step.assignee)
+        for_whom = t(locale, f" for {holder}", f"（代 {holder}）")
+    comment = (step.comment or "").strip()
+    match step.status:
+        case StepStatus.APPROVED:
+            text = t(
+                locale, f"Approved by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 批准"
+            )
+            return "approved", text + (
+                t(locale, f" — {comment}", f"：{comment}") if comment else ""
+            )
+        case StepStatus.REJECTED:
+            text = t(
+                locale, f"Rejected by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 驳回"
+            )
+            return "rejected", text + (
+                t(locale, f" — {comment}", f"：{comment}") if comment else ""
+            )
+        case StepStatus.AUTO_APPROVED:
+            return "approved", t(
+                locale, "Approved automatically by the process rules", "已按流程规则自动批准"
+            )
+        case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
+            return "withdrawn", t(locale, "Withdrawn by the requester", "申请人已撤回")
+        case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:
+            rejected = next((s for s in req.steps if s.status is StepStatus.REJECTED), None)
+            if rejected is not None:
+                return decision_text(req, rejected.index, engine, locale)
+        case StepStatus.PENDING if req.current_step == index:
+            text = t(
+                locale,
+                f"Reassigned to {name_of(engine, step.assignee)}",
+                f"已转交 {name_of(engine, step.assignee)}",
+            )
+            if (routed := routed_text(step, engine, locale)) is not None:
+                text += t(locale, f" — {routed}", f"：{routed}")
+            return "reassigned", text
+    return "open", where_it_is(req, engine.directory, locale)
+
+
+def step_phrase(index: int, total: int, name: str | None, locale: str) -> str:
+    """'step 1 of 2 (Manager)' / '第 1/2 步，直属主管': a step inside a sentence."""
+    if locale == "zh":
+        return f"第 {index + 1}/{total} 步" + (f"，{name}" if name else "")
+    text = step_of(index, total, name, locale)
+    return text[:1].lower() + text[1:]
+
+
+def _open_step_line(req: Request, engine: Engine, locale: str) -> str | None:
+    step = req.open_step()
+    if step is None:
+        return None
+    holder = name_of(engine, step.assignee or step.approver)
+    phrase = step_phrase(step.index, len(req.steps), step_name(step, locale), locale)
+    return t(locale, f"{holder}, {phrase}", f"{holder}（{phrase}）")
+
+
+def headline(
+    event_type: str, req: Request, engine: Engine, locale: str, data: dict[str, Any]
+) -> tuple[str, str]:
+    """(outcome, sentence) heading a requester notice; outcome picks the card's colour."""
+    now = _open_step_line(req, engine, locale)
+    by = name_of(engine, data.get("by")) if data.get("by") else "?"
+    match event_type:
+        case "request_submitted":
+            if now is None and req.status is RequestStatus.APPROVED:
+                return "approved", t(
+                    locale,
+                    "Your request was submitted and approved automatically.",
+                    "你的申请已提交，并已自动批准。",
+                )
+            if now is None:
+                return "info", t(locale, "Your request was submitted.", "你的申请已提交。")
+            return "info", t(
+                locale, f"Your request went to {now}.", f"你的申请已提交给 {now} 审批。"
+            )
+        case "step_approved":
+            index = int(data.get("step", 0))
+            name = step_name(req.steps[index], locale) if index < len(req.steps) else None
+            where = step_phrase(index, len(req.steps), name, locale)
+            text = t(
+                locale,
+                f"{by} approved {where} of your request.",
+                f"{by} 已批准你的申请（{where}）。",
+            )
+            if now is not None:
+                text += t(locale, f" Next: {now}.", f"下一步：{now}。")
+            return "approved", text
+        case "request_approved":
+            return "approved", t(locale, "Your request is approved.", "你的申请已批准。")
+        case "request_rejected":
+            return "rejected", t(locale, f"{by} rejected your request.", f"{by} 驳回了你的申请。")
+        case "request_withdrawn":
+            return "withdrawn", t(locale, "This request was withdrawn.", "此申请已撤回。")
+        case "reminder_sent":
+            to = name_of(engine, data.get("assignee")) if data.get("assignee") else now or "?"
+            return "info", t(locale, f"Reminder sent to {to}.", f"已提醒 {to}。")
+        case "task_assigned" | "step_escalated" if now is not None:
+            return "info", t(
+                locale, f"Your request is now with {now}.", f"你的申请现由 {now} 审批。"
+            )
+    where = where_it_is(req, engine.directory, locale)
+    return "info", t(locale, f"Your request is {where}.", f"你的申请：{where}。")
+
+
+def detail(event_type: str, locale: str, data: dict[str, Any]) -> tuple[str, str] | None:
+    """(label, text) of the comment, reason or note that comes with an event, if any."""
+    key = {"request_withdrawn": "reason", "reminder_sent": "note"}.get(event_type, "comment")
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    if key == "note":
+        label = t(locale, "Note", "附言")
+    elif key == "reason" or event_type == "request_rejected":
+        label = t(locale, "Reason", "理由")
+    else:
+        label = t(locale, "Comment", "意见")
+    return label, value.strip()
+
+
+def confirm_label(p: ProposalReady, locale: str) -> tuple[str, str]:
+    """The confirm button's text and type: Submit, Approve/Reject or Confirm."""
+    if p.action == "submit":
+        return t(locale, "Submit", "提交"), "primary"
+    if p.action == "decide":
+        if p.fields.get("decision") == "reject":
+            return t(locale, "Reject", "驳回"), "danger"
+        return t(locale, "Approve", "批准"), "primary"
+    return t(locale, "Confirm", "确认"), "primary"
+
+
+def outcome_text(kind: str, request: Request | None, engine: Engine, locale: str) -> str:
+    """What a click on a confirm card did (kind: submit, decide, withdraw, remind, cancel)."""
+    if kind in ("cancel", "cancelled") or request is None:
+        return t(locale, "Cancelled: nothing was sent", "已取消：未发送任何内容")
+    step = request.open_step()
+    where = ""
+    if step is not None:
+        holder = name_of(engine, step.assignee or step.approver)
+        n = step_of(step.index, len(request.steps), None, locale)
+        where = t(
+            locale, f"waiting for {holder} ({n[:1].lower() + n[1:]})", f"等待 {holder} 审批（{n}）"
+        )
+    match kind:
+        case "submit":
+            if where:
+                return t(locale, f"Submitted — {where}", f"已提交，{where}")
+            if request.status is RequestStatus.APPROVED:
+                return t(locale, "Submitted and approved automatically", "已提交，并已自动批准")
+            return t(locale, "Submitted", "已提交")
+        case "decide":
+            if request.status is RequestStatus.REJECTED:
+                return t(locale, "Rejected", "已驳回")
+            return (
+                t(locale, f"Approved — now {where}", f"已批准，现{where}")
+                if where
+                else t(locale, "Approved", "已批准")
+            )
+        case "withdraw":
+            return t(locale, "Withdrawn", "已撤回")
+        case "remind":
+            if step is not None:
+                holder = name_of(engine, step.assignee or step.approver)
+                return t(locale, f"Reminder sent to {holder}", f"已提醒 {holder}")
+            return t(locale, "Reminder sent", "已发送提醒")
+    return t(locale, "Done", "已完成")
+
+
+def not_in_directory(locale: str, hr: str) -> str:
+    return t(
+        locale,
+        f"Sorry — your Feishu account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
+        f"抱歉，你的飞书账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
+    )

@@ -1,0 +1,397 @@
+"""The Feishu bot: POST /feishu/events turns messages into agent turns and card clicks into engine calls.
+
+One URL serves the event subscription and the card callbacks (`card.action.trigger`).
+Every request is authenticated before anything else: decrypted and signature-checked when an
+Encrypt Key is set, and its verification token checked always. Messages are acked at once
+and answered by a turn in a task we keep; card clicks are answered within Feishu's 3 s with a
+toast and the updated card, after the engine (which authorizes the operator) has acted.
+Identity is the Feishu user who sent the event (`open_id`), mapped to the directory; never the text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import redis.exceptions
+import structlog
+from aiohttp import web
+
+from agent.i18n import detect_locale, t
+from agent.tools.describe import what
+from bot.feishu import cards
+from bot.feishu._wording import name_of, not_in_directory, outcome_text
+from bot.feishu.client import FeishuClient
+from bot.feishu.crypto import MAX_SKEW_S, check_token, decrypt, verify_signature
+from bot.feishu.errors import CallbackRejected, FeishuError
+from bot.feishu.turns import CardThread
+from bot.runtime import Runtime
+from bot.tasks import BackgroundTasks
+from workflow.config import Person
+from workflow.errors import StoreUnavailable, WorkflowError
+from workflow.keys import event_seen
+
+log = structlog.get_logger("feishu")
+SEEN_TTL_S = 86_400  # Feishu retries for hours (15 s, 5 min, 1 h, 6 h): remember ids for a day
+ACTION_BUDGET_S = 2.5  # a card callback must be answered within 3 s
+MESSAGE = "im.message.receive_v1"
+CARD_ACTION = "card.action.trigger"
+
+
+def thread_key(tenant: str, chat_id: str, root_id: str) -> str:
+    return f"feishu:{tenant}:{chat_id}:{root_id}"
+
+
+def message_text(message: dict[str, Any]) -> str | None:
+    """The words of a text or rich-text (post) message, mentions dropped; None for other kinds."""
+    try:
+        content = json.loads(message.get("content") or "{}")
+    except ValueError:
+        return None
+    kind = message.get("message_type")
+    if kind == "text" and isinstance(content, dict):
+        text = str(content.get("text") or "")
+    elif kind == "post" and isinstance(content, dict):
+        body = content if "content" in content else next(iter(content.values()), {})
+        parts = [body.get("title") or ""] if isinstance(body, dict) else []
+        for line in (body.get("content") or []) if isinstance(body, dict) else []:
+            parts.append(
+                "".join(
+                    str(el.get("text") or "")
+                    for el in line
+                    if isinstance(el, dict) and el.get("tag") in ("text", "a")
+                )
+            )
+        text = "\n".join(p for p in parts if p)
+    else:
+        return None
+    for mention in message.get("mentions") or []:
+        if isinstance(mention, dict) and mention.get("key"):
+            text = text.replace(mention["key"], "")
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class Click:
+    """What a card.action.trigger says: who clicked which button of which message."""
+
+    open_id: str
+    value: dict[str, Any]
+    form: dict[str, Any]
+    message_id: str | None
+
+    @classmethod
+    def of(cls, event: dict[str, Any]) -> Click:
+        action = event.get("action") or {}
+        value = action.get("value")
+        if isinstance(value, str):  # a value given as a JSON string
+            try:
+                value = json.loads(value)
+            except ValueError:
+                value = {}
+        form = action.get("form_value")
+        return cls(
+            open_id=str((event.get("operator") or {}).get("open_id") or ""),
+            value=value if isinstance(value, dict) else {},
+            form=form if isinstance(form, dict) else {},
+            message_id=(event.get("context") or {}).get("open_message_id"),
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A callback's answer: a toast, and the card that replaces the clicked one (None: unchanged)."""
+
+    toast: dict[str, str]
+    card: dict[str, Any] | None = None
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"toast": self.toast}
+        if self.card is not None:
+            out["card"] = {"type": "raw", "data": self.card}
+        return out
+
+
+class FeishuBot:
+    """Our handlers for Feishu events and card callbacks, over one runtime."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        client: FeishuClient,
+        *,
+        verification_token: str,
+        encrypt_key: str | None = None,
+        tasks: BackgroundTasks | None = None,
+        clock: Callable[[], float] = time.time,
+        max_skew_s: float = MAX_SKEW_S,
+        action_budget_s: float = ACTION_BUDGET_S,
+    ) -> None:
+        self.runtime = runtime
+        self.engine = runtime.engine
+        self.client = client
+        self.tasks = tasks or BackgroundTasks()
+        self._token = verification_token
+        self._key = encrypt_key or None
+        self._clock = clock
+        self.max_skew_s = max_skew_s
+        self.action_budget_s = action_budget_s
+        hr = self.engine.directory.with_role("hr")
+        self.hr_name = hr[0].name if hr else "HR"
+
+    # --- the HTTP edge ---------------------------------------------------------------------
+
+    async def handle(self, request: web.Request) -> web.Response:
+        """POST /feishu/events: authenticate, then dispatch on the event type."""
+        raw = await request.read()
+        try:
+            payload = self.open(raw, request.headers)
+        except CallbackRejected as e:
+            log.warning("feishu_callback_rejected", reason=e.reason, status=e.status)
+            return web.json_response({"msg": e.reason}, status=e.status)
+        if payload.get("type") == "url_verification":
+            return web.json_response({"challenge": payload.get("challenge", "")})
+        header, event = payload.get("header"), payload.get("event")
+        if not isinstance(header, dict) or not isinstance(event, dict):
+            log.info("feishu_callback_without_event", keys=sorted(payload)[:10])
+            return web.json_response({})
+        kind = header.get("event_type")
+        if kind == MESSAGE:
+            await self.on_message(header, event)
+        elif kind == CARD_ACTION:
+            return web.json_response(await self.on_card_action(event))
+        else:
+            log.info("feishu_event_ignored", event_type=kind)
+        return web.json_response({})
+
+    def open(self, raw: bytes, headers: Any) -> dict[str, Any]:
+        """The authenticated plaintext of a callback.
+
+        Raises:
+            CallbackRejected: not JSON, undecryptable, unsigned or wrongly signed, wrong token.
+        """
+        try:
+            body = json.loads(raw)
+        except ValueError as e:
+            raise CallbackRejected("the body is not JSON", 400) from e
+        if not isinstance(body, dict):
+            raise CallbackRejected("the body is not a JSON object", 400)
+        if "encrypt" in body:
+            if self._key is None:
+                raise CallbackRejected("an encrypted body, but FEISHU_ENCRYPT_KEY is not set", 400)
+            try:
+                body = json.loads(decrypt(str(body["encrypt"]), self._key))
+            except ValueError as e:
+                raise CallbackRejected("the decrypted body is not JSON", 400) from e
+            if not isinstance(body, dict):
+                raise CallbackRejected("the decrypted body is not a JSON object", 400)
+        # Feishu signs every push when an Encrypt Key is set, except the URL challenge.
+        if self._key is not None and body.get("type") != "url_verification":
+            verify_signature(headers, raw, self._key, self._clock(), self.max_skew_s)
+        check_token(body, self._token)
+        return body
+
+    # --- messages --------------------------------------------------------------------------
+
+    async def _first_time(self, event_id: str | None) -> bool:
+        """False for an event id seen before (Feishu's retries): ack and drop it."""
+        if not event_id:
+            return True
+        return bool(
+            await self.runtime.redis.set(
+                event_seen("feishu", event_id), "1", nx=True, ex=SEEN_TTL_S
+            )
+        )
+
+    async def on_message(self, header: dict[str, Any], event: dict[str, Any]) -> None:
+        """A message to the bot in a one-to-one chat: start (or continue) its thread's turn."""
+        message = event.get("message") or {}
+        sender = event.get("sender") or {}
+        if sender.get("sender_type") != "user" or message.get("chat_type") != "p2p":
+            return
+        event_id = header.get("event_id")
+        if not await self._first_time(event_id):
+            log.info("feishu_event_duplicate", event_id=event_id)
+            return
+        open_id = (sender.get("sender_id") or {}).get("open_id") or ""
+        message_id = message.get("message_id") or ""
+        root = message.get("root_id") or message_id
+        thread = thread_key(header.get("tenant_key") or "-", message.get("chat_id") or "-", root)
+        self.tasks.spawn(
+            self.turn(open_id, root, thread, message_text(message), event_id or message_id),
+            name=f"feishu-turn:{root}",
+        )
+
+    async def turn(
+        self, open_id: str, root_id: str, thread: str, text: str | None, origin: str
+    ) -> None:
+        """Run one agent turn and show it in the thread; every failure still answers the person."""
+        person = self.engine.directory.by_feishu_id(open_id)
+        locale = detect_locale(text or "", person.locale if person else "zh")
+        view = CardThread(self.client, root_id, thread, locale, origin, engine=self.engine)
+        try:
+            if person is None:
+                await view.say(not_in_directory(locale, self.hr_name))
+                return
+            if text is None:
+                await view.say(
+                    t(locale, "I can only read text messages.", "我目前只能读取文字消息。")
+                )
+                return
+            if not text:
+                return
+            await view.render(self.runtime.agent.run(thread, person.id, text))
+        except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
+            log.error("feishu_turn_failed", error=str(e))
+            await self._say_failure(view, locale)
+        except FeishuError as e:
+            log.error("feishu_turn_api_error", code=e.code, error=str(e))
+
+    @staticmethod
+    async def _say_failure(view: CardThread, locale: str) -> None:
+        try:
+            await view.say(
+                t(
+                    locale,
+                    "I can't reach my database right now, so nothing was changed. Please try again in a minute.",
+                    "暂时无法连接数据库，没有做任何更改。请一分钟后再试。",
+                )
+            )
+        except FeishuError as e:
+            log.error("feishu_failure_notice_failed", error=str(e))
+
+    # --- card callbacks ----------------------------------------------------------------------
+
+    async def on_card_action(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Answer a click within 3 s; work that takes longer finishes by updating the card."""
+        click = Click.of(event)
+        work = self.tasks.spawn(self.act(click), name=f"feishu-click:{click.value.get('action')}")
+        person = self.engine.directory.by_feishu_id(click.open_id)
+        locale = person.locale if person else "zh"
+        try:
+            answer = await asyncio.wait_for(asyncio.shield(work), self.action_budget_s)
+        except TimeoutError:
+            work.add_done_callback(lambda done: self._late(done, click.message_id))
+            return {"toast": cards.toast("info", t(locale, "Working on it…", "处理中…"))}
+        except (redis.exceptions.RedisError, OSError) as e:
+            log.error("feishu_click_failed", error=repr(e)[:200])
+            text = t(
+                locale,
+                "I can't reach my database right now; please try again in a minute.",
+                "暂时无法连接数据库，请一分钟后再试。",
+            )
+            return {"toast": cards.toast("error", text)}
+        return answer.body()
+
+    def _late(self, work: asyncio.Task[Answer], message_id: str | None) -> None:
+        """A click that outlived the 3 s: show its card by PATCH once it is done."""
+        if work.cancelled() or work.exception() is not None or message_id is None:
+            return
+        answer = work.result()
+        if answer.card is not None:
+            self.tasks.spawn(self.client.patch_card(message_id, answer.card), name="feishu-late")
+
+    async def act(self, click: Click) -> Answer:
+        """What the click does; a refusal (wrong person, stale card) changes nothing."""
+        person = self.engine.directory.by_feishu_id(click.open_id)
+        if person is None:
+            return Answer(cards.toast("error", not_in_directory("zh", self.hr_name)))
+        action = click.value.get("action")
+        try:
+            match action:
+                case cards.PENDING_CONFIRM | cards.PENDING_CANCEL:
+                    return await self._pending(
+                        click, person, confirm=action == cards.PENDING_CONFIRM
+                    )
+                case cards.REQUEST_APPROVE:
+                    return await self._approve(click, person)
+                case cards.REQUEST_REJECT:
+                    return await self._reject_form(click, person)
+                case cards.REQUEST_REJECT_SUBMIT:
+                    return await self._reject(click, person)
+                case cards.REQUEST_BACK:
+                    return await self._back(click, person)
+        except WorkflowError as e:
+            log.info("feishu_click_refused", action=action, person=person.id, error=e.message)
+            return Answer(cards.toast("error", e.message))
+        except (KeyError, TypeError, ValueError):
+            pass
+        return Answer(
+            cards.toast(
+                "error", t(person.locale, "This button is not valid any more.", "此按钮已失效。")
+            )
+        )
+
+    async def _pending(self, click: Click, person: Person, *, confirm: bool) -> Answer:
+        locale, pending_id = person.locale, str(click.value["pending_id"])
+        if confirm:
+            outcome = await self.engine.confirm(pending_id, person.id)
+            req = outcome.request
+            result = outcome_text(outcome.kind.value, req, self.engine, locale)
+            summary = f"{req.id} · {what(req, self.engine.config, locale)}"
+        else:
+            pending = await self.engine.cancel(pending_id, person.id)
+            result = outcome_text("cancelled", None, self.engine, locale)
+            summary = pending.request_id
+        if thread := click.value.get("thread"):
+            await self.runtime.memory.note(str(thread), f"({person.name}: {result})")
+        closed = cards.confirm_card_closed(summary, result, locale, ok=confirm)
+        return Answer(cards.toast("success" if confirm else "info", result), closed)
+
+    @staticmethod
+    def _request_step(click: Click) -> tuple[str, int]:
+        return str(click.value["request_id"]), int(click.value["step"])
+
+    async def _approve(self, click: Click, person: Person) -> Answer:
+        request_id, step = self._request_step(click)
+        req = await self.engine.decide(request_id, step, person.id, "approve")
+        closed = cards.approval_card_closed(req, self.engine, person.locale, step)
+        return Answer(cards.toast("success", t(person.locale, "Approved", "已批准")), closed)
+
+    async def _reject_form(self, click: Click, person: Person) -> Answer:
+        """Reject asks for the reason first: the card turns into a small form."""
+        request_id, index = self._request_step(click)
+        req = await self.engine.get_request(request_id, person.id)
+        step = req.open_step()
+        if step is None or step.index != index:
+            closed = cards.approval_card_closed(req, self.engine, person.locale, index)
+            return Answer(
+                cards.toast("info", t(person.locale, "Already decided", "已处理")), closed
+            )
+        form = cards.reject_form_card(req, step, self.engine, person.locale)
+        return Answer(
+            cards.toast("info", t(person.locale, "Give a reason to reject", "请填写驳回理由")), form
+        )
+
+    async def _reject(self, click: Click, person: Person) -> Answer:
+        request_id, step = self._request_step(click)
+        reason = str(click.form.get(cards.REASON_INPUT) or "").strip()
+        req = await self.engine.decide(request_id, step, person.id, "reject", reason)
+        closed = cards.approval_card_closed(req, self.engine, person.locale, step)
+        who = name_of(self.engine, req.requester)
+        return Answer(
+            cards.toast(
+                "success", t(person.locale, f"Rejected; {who} is told", f"已驳回，将通知 {who}")
+            ),
+            closed,
+        )
+
+    async def _back(self, click: Click, person: Person) -> Answer:
+        request_id, _ = self._request_step(click)
+        view = await self.engine.request_view(request_id, person.id)
+        return Answer(
+            cards.toast("info", "OK" if person.locale != "zh" else "好的"),
+            cards.approval_card(view, self.engine, person.locale),
+        )
+
+
+def feishu_routes_for(bot: FeishuBot, app: web.Application, path: str = "/feishu/events") -> None:
+    """Mount POST /feishu/events on an aiohttp application."""
+    app.router.add_post(path, bot.handle)
+
+
+__all__ = ["Answer", "Click", "FeishuBot", "feishu_routes_for", "message_text", "thread_key"]

@@ -1,0 +1,110 @@
+"""One agent turn shown in a Feishu thread: one steps card updated in place, confirm cards, the answer.
+
+Every message is a reply in the thread of the person's message. The steps card is posted at
+once (Feishu has no "typing" status, so it is the sign the bot is working), patched as tools
+start and finish (at most once a second while in progress: PATCH is limited per message),
+and ends with the answer. Each send carries a uuid derived from the inbound event, so a
+retried request never doubles a message.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid as uuid_lib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import structlog
+
+from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
+from bot.feishu import cards
+from bot.feishu.cards import TaskLine, TaskStatus
+from bot.feishu.client import FeishuClient
+from bot.feishu.errors import FeishuError
+from workflow.engine import Engine
+
+log = structlog.get_logger("feishu")
+UPDATE_EVERY_S = 1.0
+_UUIDS = uuid_lib.UUID("6f1d8a52-3c1e-4b7a-9a57-2f4c0e1b9d33")
+
+
+def send_uuid(*parts: str) -> str:
+    """A stable uuid for one message: the same parts, the same uuid (Feishu dedupes on it for an hour)."""
+    return str(uuid_lib.uuid5(_UUIDS, "\x1f".join(parts)))
+
+
+@dataclass
+class CardThread:
+    """Renders step events into one Feishu thread, replying to `root_id`."""
+
+    client: FeishuClient
+    root_id: str
+    thread: str  # the conversation key, carried in the confirm cards' buttons
+    locale: str
+    origin: str  # the inbound event id: the seed of every send's uuid
+    engine: Engine | None = None
+    tasks: dict[str, TaskLine] = field(default_factory=dict)
+    _card_id: str | None = None
+    _sent: int = 0
+    _last_update: float = 0.0
+
+    async def reply(self, msg_type: str, content: dict) -> str | None:
+        """Reply in the thread; returns the new message id."""
+        self._sent += 1
+        data = await self.client.reply(
+            self.root_id, msg_type, content, uuid=send_uuid(self.origin, str(self._sent))
+        )
+        return data.get("message_id")
+
+    async def say(self, text: str) -> None:
+        await self.reply("text", cards.text_content(text))
+
+    async def _steps(self, final_text: str | None = None, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_update < UPDATE_EVERY_S:
+            return
+        self._last_update = now
+        card = cards.steps_card(
+            self.locale, list(self.tasks.values()), final_text, done=final_text is not None
+        )
+        if self._card_id is None:
+            self._card_id = await self.reply("interactive", card)
+        else:
+            await self.client.patch_card(self._card_id, card)
+
+    async def task(
+        self, call_id: str, title: str, status: TaskStatus, output: str | None = None
+    ) -> None:
+        self.tasks[call_id] = TaskLine(call_id, title, status, output)
+        await self._steps(force=status != "in_progress")
+
+    async def finish(self, text: str) -> None:
+        try:
+            await self._steps(text, force=True)
+        except FeishuError as e:  # the card could not be updated: the answer still gets through
+            log.warning("feishu_steps_card_failed", error=str(e))
+            await self.say(text)
+
+    async def render(self, events: AsyncIterator[StepEvent]) -> FinalAnswer | None:
+        """Show every event of a turn; returns its final answer."""
+        await self._steps(force=True)
+        final = None
+        async for event in events:
+            match event:
+                case ToolStarted():
+                    await self.task(event.call_id, event.title, "in_progress")
+                case ToolFinished():
+                    output = event.summary.splitlines()[0][:200] if event.summary else None
+                    status: TaskStatus = "complete" if event.ok else "error"
+                    await self.task(event.call_id, event.title, status, output)
+                case ProposalReady():
+                    card = cards.confirm_card(
+                        event, self.locale, thread=self.thread, engine=self.engine
+                    )
+                    await self.reply("interactive", card)
+                case Notice():
+                    await self.say(event.text)
+                case FinalAnswer():
+                    final = event
+                    await self.finish(event.text)
+        return final
