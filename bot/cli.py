@@ -141,6 +141,14 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _eval(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.eval import run_eval
+
+    return asyncio.run(
+        run_eval(settings, only=args.only, json_out=args.json, concurrency=args.concurrency)
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="approvals-bot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -168,6 +176,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trace.add_argument("--json", action="store_true")
     trace.set_defaults(run=_trace)
+    ev = sub.add_parser(
+        "eval",
+        help="run the agent scenario suite against the configured model (LLM_*, else the offline planner)",
+    )
+    ev.add_argument(
+        "--only", metavar="NAME_SUBSTRING", help="run only scenarios whose name contains this"
+    )
+    ev.add_argument(
+        "--json", action="store_true", help="one JSON object per scenario, then a totals line"
+    )
+    ev.add_argument("--concurrency", type=int, default=1, help="scenarios run at once (default 1)")
+    ev.set_defaults(run=_eval)
     req = sub.add_parser("requests", help="HR: list, show or export requests")
     req.add_argument("action", choices=["list", "show", "export"])
     req.add_argument("request_id", nargs="?", help="for show: the request id")
@@ -197,7 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sandbox.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
     sandbox.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; the page lets anyone act as anyone)",
     )
     sandbox.set_defaults(run=_sandbox)
     return parser
@@ -209,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = load_settings()
         # demo and chat print the conversation itself; their logs are warnings only (on stderr)
-        quiet = args.command in ("demo", "chat")
+        quiet = args.command in ("demo", "chat", "eval")
         configure_logging("warning" if quiet else settings.log_level, settings.log_format)
         return args.run(settings, args)
     except (SettingsError, WorkflowError) as e:
