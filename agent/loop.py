@@ -389,7 +389,7 @@ class Agent:
             extra = (
                 {"field_errors": e.details["field_errors"]} if e.details.get("field_errors") else {}
             )
-            return failed(e.code, e.message, **extra)
+            return failed(e.code, e.localized(ctx.locale), **extra)
 
 
 def _safe_args(tool, call: ToolCall):

@@ -155,12 +155,14 @@ class ChatSession:
                 )
                 result = {"event": "cancelled", "pending_id": p.pending_id}
         except WorkflowError as e:
-            note = t(self.locale, f"(Not done: {e})", f"（未完成：{e}）")
+            note = t(
+                self.locale, f"(Not done: {e.localized('en')})", f"（未完成：{e.localized('zh')}）"
+            )
             result = {
                 "event": "refused",
                 "pending_id": p.pending_id,
                 "error": e.code,
-                "message": str(e),
+                "message": e.localized(self.locale),
             }
         await self.runtime.memory.note(self.thread, note)
         self.emit(result) if self.json_mode else self.say(note)
@@ -209,7 +211,7 @@ class ChatSession:
                 )
                 self.say("  → " + where_it_is(done, engine.directory, self.locale))
             except WorkflowError as e:
-                self.say(f"  ✗ {e}")
+                self.say(f"  ✗ {e.localized(self.locale)}")
 
     async def history(self) -> None:
         for m in await self.runtime.memory.load(self.thread):
@@ -240,7 +242,7 @@ class ChatSession:
                     )
                 )
             except WorkflowError as e:
-                self.say(str(e))
+                self.say(e.localized(self.locale))
         elif line == "/pending":
             await self.pending()
         elif line == "/history":

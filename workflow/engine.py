@@ -61,6 +61,14 @@ from workflow.transitions import (
 )
 
 log = structlog.get_logger("workflow")
+_STATUS_ZH = {
+    RequestStatus.DRAFT: "是草稿",
+    RequestStatus.PENDING: "在审批中",
+    RequestStatus.APPROVED: "批准",
+    RequestStatus.REJECTED: "驳回",
+    RequestStatus.WITHDRAWN: "撤回",
+    RequestStatus.EXPIRED: "过期",
+}
 T = TypeVar("T")
 _ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O or 1/I: ids are read aloud
 
@@ -234,7 +242,10 @@ class Engine(Queries):
         if req is None:
             raise NotFound(f"The draft {draft_id} has expired or does not exist; please ask again.")
         if req.requester != actor:
-            raise NotAllowed(f"Only {self.person(req.requester).name} can submit this request.")
+            name = self.person(req.requester).name
+            raise NotAllowed(
+                f"Only {name} can submit this request.", zh=f"只有{name}可以提交这个申请。"
+            )
         if req.status is not RequestStatus.DRAFT:
             await self._close_pending(pending, req)
             return req
@@ -297,7 +308,8 @@ class Engine(Queries):
         step = request.open_step()
         if step is None:
             raise InvalidState(
-                f"Request {request_id} is {request.status.value}; there is nothing to decide."
+                f"Request {request_id} is {request.status.value}; there is nothing to decide.",
+                zh=f"申请 {request_id} 已{_STATUS_ZH[request.status]}，没有需要审批的步骤。",
             )
         [dels] = await self.store.read(("hgetall", [self.keys.delegations]))
         self._check_decider(
@@ -324,7 +336,9 @@ class Engine(Queries):
         self, req: Request, index: int, actor: str, decision: Decision, comment: str | None, avail
     ) -> None:
         if actor == req.requester:
-            raise NotAllowed("Nobody can approve or reject their own request.")
+            raise NotAllowed(
+                "Nobody can approve or reject their own request.", zh="任何人都不能审批自己的申请。"
+            )
         step = req.steps[index]
         today = self.today_for(actor)
         # the chain's own approver keeps the right to decide a step routed past them (delegated,
@@ -333,11 +347,14 @@ class Engine(Queries):
         if not (holds or (step.assignee is not None and actor == step.approver)):
             holder = self.person(step.assignee).name if step.assignee else "nobody yet"
             raise NotAllowed(
-                f"Step {index + 1} of request {req.id} is assigned to {holder}; only they or their delegate can decide it."
+                f"Step {index + 1} of request {req.id} is assigned to {holder}; only they or their delegate can decide it.",
+                zh=f"申请 {req.id} 的第 {index + 1} 步由{holder}审批，只有本人或其代理人可以处理。",
             )
         if decision is Decision.REJECT and not (comment or "").strip():
             raise ValidationFailed(
-                "Please give a reason for the rejection.", {"comment": "is required to reject"}
+                "Please give a reason for the rejection.",
+                {"comment": "is required to reject"},
+                zh="驳回时请填写理由。",
             )
 
     async def _decide_once(
@@ -373,15 +390,18 @@ class Engine(Queries):
             who = self.person(step.decided_by).name if step.decided_by else "the process rules"
             raise InvalidState(
                 f"Step {index + 1} of request {request_id} was already {step.status.value.replace('_', ' ')} "
-                f"by {who}; nothing changed."
+                f"by {who}; nothing changed.",
+                zh=f"申请 {request_id} 的第 {index + 1} 步已由{who}处理，未做任何更改。",
             )
         if req.status is not RequestStatus.PENDING:
             raise InvalidState(
-                f"Request {request_id} is {req.status.value}; there is nothing left to decide."
+                f"Request {request_id} is {req.status.value}; there is nothing left to decide.",
+                zh=f"申请 {request_id} 已{_STATUS_ZH[req.status]}，没有需要审批的步骤。",
             )
         if req.current_step != index:
             raise InvalidState(
-                f"Step {index + 1} of request {request_id} is not open; nothing changed."
+                f"Step {index + 1} of request {request_id} is not open; nothing changed.",
+                zh=f"申请 {request_id} 的第 {index + 1} 步还未开始或已结束，未做任何更改。",
             )
         avail = self.availability(cal, dels)
         self._check_decider(req, index, actor, decision, comment, avail)
@@ -435,16 +455,20 @@ class Engine(Queries):
 
     def _check_withdraw(self, req: Request, actor: str) -> None:
         if req.requester != actor:
+            name = self.person(req.requester).name
             raise NotAllowed(
-                f"Only {self.person(req.requester).name} can withdraw request {req.id}."
+                f"Only {name} can withdraw request {req.id}.",
+                zh=f"只有{name}可以撤回申请 {req.id}。",
             )
         if req.status is RequestStatus.DRAFT:
             raise InvalidState(
-                f"Request {req.id} was never submitted; there is nothing to withdraw."
+                f"Request {req.id} was never submitted; there is nothing to withdraw.",
+                zh=f"申请 {req.id} 尚未提交，无需撤回。",
             )
         if req.status.is_final and req.status is not RequestStatus.WITHDRAWN:
             raise InvalidState(
-                f"Request {req.id} is already {req.status.value}; it can no longer be withdrawn. Ask HR if it must change."
+                f"Request {req.id} is already {req.status.value}; it can no longer be withdrawn. Ask HR if it must change.",
+                zh=f"申请 {req.id} 已{_STATUS_ZH[req.status]}，不能再撤回。如需更改请联系人事。",
             )
 
     async def _withdraw_once(
@@ -481,17 +505,23 @@ class Engine(Queries):
 
     def _check_remind(self, req: Request, actor: str) -> None:
         if req.requester != actor:
+            name = self.person(req.requester).name
             raise NotAllowed(
-                f"Only {self.person(req.requester).name} can send reminders for request {req.id}."
+                f"Only {name} can send reminders for request {req.id}.",
+                zh=f"只有{name}可以为申请 {req.id} 发送催办。",
             )
         if req.open_step() is None:
-            raise InvalidState(f"Request {req.id} is {req.status.value}; nobody needs reminding.")
+            raise InvalidState(
+                f"Request {req.id} is {req.status.value}; nobody needs reminding.",
+                zh=f"申请 {req.id} 已{_STATUS_ZH[req.status]}，无需催办。",
+            )
         gap = timedelta(hours=self.process(req.process).reminder_min_interval_hours)
         if req.last_reminded_at is not None and self._now(actor) < req.last_reminded_at + gap:
             next_at = (req.last_reminded_at + gap).astimezone(self.directory.timezone_of(actor))
             raise TooSoon(
                 f"A reminder was already sent for request {req.id}; the next one can go after "
                 f"{next_at:%Y-%m-%d %H:%M} (at most one every {gap.total_seconds() / 3600:g} hours).",
+                zh=f"申请 {req.id} 刚催办过，下次最早可在 {next_at:%Y-%m-%d %H:%M} 发送（每 {gap.total_seconds() / 3600:g} 小时最多一次）。",
                 next_at=next_at.isoformat(),
             )
 
@@ -585,11 +615,13 @@ class Engine(Queries):
                 return Outcome(pending.kind, req, pending.id, repeated=True)
             if pending.status is PendingStatus.CANCELLED:
                 raise InvalidState(
-                    "This was cancelled; nothing was done. Ask again if you still want it."
+                    "This was cancelled; nothing was done. Ask again if you still want it.",
+                    zh="此操作已取消，未做任何更改。如仍需要请重新发起。",
                 )
             if self._now(actor) >= pending.expires_at:
                 raise InvalidState(
-                    "This confirmation has expired; nothing was done. Please ask again."
+                    "This confirmation has expired; nothing was done. Please ask again.",
+                    zh="此确认已过期，未做任何更改。请重新发起。",
                 )
             p = pending.payload
             match pending.kind:
@@ -641,7 +673,8 @@ class Engine(Queries):
             pending = await self.pending_action(pending_id, actor)
             if pending.status is PendingStatus.CONFIRMED:
                 raise InvalidState(
-                    "This was already confirmed, so it cannot be cancelled; withdraw the request instead."
+                    "This was already confirmed, so it cannot be cancelled; withdraw the request instead.",
+                    zh="此操作已确认，无法取消；如需撤销请撤回申请。",
                 )
             if pending.status is PendingStatus.CANCELLED:
                 return pending

@@ -8,10 +8,15 @@ class WorkflowError(Exception):
 
     code = "workflow_error"
 
-    def __init__(self, message: str, **details: object) -> None:
+    def __init__(self, message: str, *, zh: str | None = None, **details: object) -> None:
         super().__init__(message)
         self.message = message
+        self.zh = zh
         self.details = details
+
+    def localized(self, locale: str) -> str:
+        """The message in the person's language (Chinese where the raise site gave one)."""
+        return self.zh if locale == "zh" and self.zh else self.message
 
 
 class ConfigError(WorkflowError):
@@ -31,8 +36,10 @@ class ValidationFailed(WorkflowError):
 
     code = "validation_failed"
 
-    def __init__(self, message: str, field_errors: dict[str, str] | None = None) -> None:
-        super().__init__(message, field_errors=field_errors or {})
+    def __init__(
+        self, message: str, field_errors: dict[str, str] | None = None, *, zh: str | None = None
+    ) -> None:
+        super().__init__(message, zh=zh, field_errors=field_errors or {})
         self.field_errors = field_errors or {}
 
 

@@ -32,6 +32,7 @@ def derive(fields: Mapping[str, Any], person: Person) -> dict[str, Any]:
         raise ValidationFailed(
             f"The last day {end} is before the first day {start}.",
             {"end": f"is before the first day {start}"},
+            zh=f"结束日期 {end} 早于开始日期 {start}。",
         )
     halves = {"start_pm": bool(fields.get("start_half")), "end_am": bool(fields.get("end_half"))}
     try:
@@ -57,25 +58,30 @@ def check_dates(
             f"{start} to {end} has no working day in it (weekends and public holidays are not "
             "counted), so there is nothing to take leave for.",
             {"start": "the range has no working day"},
+            zh=f"{start} 至 {end} 没有工作日（周末和法定假日不计），无需请假。",
         )
     ahead = config.policy.max_days_ahead
     if start > today + timedelta(days=ahead):
         raise ValidationFailed(
             f"Leave can be requested at most {ahead} days ahead; {start} is later than that.",
             {"start": f"is more than {ahead} days ahead"},
+            zh=f"最多只能提前 {ahead} 天请假；{start} 超出了范围。",
         )
     back = config.policy.max_days_back
     if start < today - timedelta(days=back):
         raise ValidationFailed(
             f"Leave can be recorded at most {back} days after the fact; {start} is earlier.",
             {"start": f"is more than {back} days ago"},
+            zh=f"最多只能补请 {back} 天内的假；{start} 太早了。",
         )
 
 
 def check_reason(leave_type: LeaveType, fields: Mapping[str, Any]) -> None:
     if leave_type.reason_required and not fields.get("reason"):
         raise ValidationFailed(
-            f"{leave_type.name} needs a reason.", {"reason": f"is required for {leave_type.name}"}
+            f"{leave_type.name} needs a reason.",
+            {"reason": f"is required for {leave_type.name}"},
+            zh=f"{leave_type.name_zh}需要填写事由。",
         )
 
 
@@ -107,6 +113,7 @@ def check_overlap(entry: LeaveEntry, ledger: Mapping[str, str]) -> None:
             raise OverlappingLeave(
                 f"You already have {other.status.value} leave from {other.start} to {other.end} "
                 f"(request {other.request_id}); withdraw it or choose other days.",
+                zh=f"你在 {other.start} 至 {other.end} 已有请假（申请 {other.request_id}），请先撤回或换其他日期。",
                 request_id=other.request_id,
             )
 
@@ -162,6 +169,8 @@ def check_balance(
                 f"You asked for {days:g} working days of {leave_type.name.lower()} in {year}, but "
                 f"only {b.available:g} are left ({b.allowance:g} a year, {b.used:g} taken, "
                 f"{b.reserved:g} awaiting approval).",
+                zh=f"你在 {year} 年申请 {days:g} 个工作日的{leave_type.name_zh}，但只剩 {b.available:g} 天"
+                f"（每年 {b.allowance:g} 天，已用 {b.used:g} 天，审批中 {b.reserved:g} 天）。",
                 asked=days,
                 available=b.available,
                 year=int(year),

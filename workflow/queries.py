@@ -131,10 +131,11 @@ class Queries:
         [raw] = await self.store.read(hmget_record(self.keys.request(request_id)))
         request = versioned(Request, raw)
         if request is None:
-            raise NotFound(f"There is no request {request_id}.")
+            raise NotFound(f"There is no request {request_id}.", zh=f"没有申请 {request_id}。")
         if not self.may_view(request, viewer):
             raise NotAllowed(
-                f"Request {request_id} is not yours to see: only its requester, its approvers and HR can."
+                f"Request {request_id} is not yours to see: only its requester, its approvers and HR can.",
+                zh=f"你无权查看申请 {request_id}：只有申请人、审批人和人事可以查看。",
             )
         return request
 
@@ -262,9 +263,13 @@ class Queries:
         [raw] = await self.store.read(hmget_record(self.keys.pending(pending_id)))
         pending = versioned(PendingAction, raw)
         if pending is None:
-            raise NotFound("This confirmation has expired or does not exist; please ask again.")
+            raise NotFound(
+                "This confirmation has expired or does not exist; please ask again.",
+                zh="此确认已过期或不存在，请重新发起。",
+            )
         if pending.actor != viewer:
-            raise NotAllowed(f"Only {self.person(pending.actor).name} can act on this.")
+            name = self.person(pending.actor).name
+            raise NotAllowed(f"Only {name} can act on this.", zh=f"只有{name}可以操作。")
         return pending
 
     async def delegations(self) -> list[Delegation]:

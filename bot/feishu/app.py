@@ -317,7 +317,7 @@ class FeishuBot:
                     return await self._back(click, person)
         except WorkflowError as e:
             log.info("feishu_click_refused", action=action, person=person.id, error=e.message)
-            return Answer(cards.toast("error", e.message))
+            return Answer(cards.toast("error", e.localized(person.locale)))
         except (KeyError, TypeError, ValueError):
             pass
         return Answer(

@@ -78,6 +78,11 @@ class Click:
         )
 
 
+def said(e: Exception, locale: str) -> str:
+    """An error as the person reads it: the engine's words in their language."""
+    return e.localized(locale) if isinstance(e, WorkflowError) else str(e)
+
+
 def thread_key(team_id: str, channel: str, thread_ts: str) -> str:
     return f"slack:{team_id}:{channel}:{thread_ts}"
 
@@ -201,8 +206,16 @@ class SlackBot:
                 )
                 return
             locale = detect_locale(text, person.locale)
+            # cards and status in the person's language; the agent answers in the one they wrote in
             view = ThreadView(
-                self.client, channel, thread_ts, team, user_id, locale, streaming=self.streaming
+                self.client,
+                channel,
+                thread_ts,
+                team,
+                user_id,
+                person.locale,
+                streaming=self.streaming,
+                engine=self.engine,
             )
             await view.render(
                 self.runtime.agent.run(thread_key(team, channel, thread_ts), person.id, text)
@@ -290,18 +303,18 @@ class SlackBot:
             await self.engine.confirm(proposal.pending.id, person.id)
         except ValidationFailed as e:
             errors = {FORM_BLOCKS.get(k, "reason"): v for k, v in e.field_errors.items()} or {
-                "leave_type": e.message
+                "leave_type": e.localized(person.locale)
             }
             await ack(response_action="errors", errors=errors)
             return
         except InsufficientBalance as e:
-            await ack(response_action="errors", errors={"end": e.message})
+            await ack(response_action="errors", errors={"end": e.localized(person.locale)})
             return
         except OverlappingLeave as e:
-            await ack(response_action="errors", errors={"start": e.message})
+            await ack(response_action="errors", errors={"start": e.localized(person.locale)})
             return
         except WorkflowError as e:
-            await ack(response_action="errors", errors={"leave_type": e.message})
+            await ack(response_action="errors", errors={"leave_type": e.localized(person.locale)})
             return
         await ack()
 
@@ -348,10 +361,12 @@ class SlackBot:
                 blocks_delegation.DELEGATION_BLOCKS.get(k, "delegate"): v
                 for k, v in e.field_errors.items()
             }
-            await ack(response_action="errors", errors=errors or {"delegate": e.message})
+            await ack(
+                response_action="errors", errors=errors or {"delegate": e.localized(person.locale)}
+            )
             return
         except WorkflowError as e:
-            await ack(response_action="errors", errors={"delegate": e.message})
+            await ack(response_action="errors", errors={"delegate": e.localized(person.locale)})
             return
         await ack()
         self.tasks.spawn(self.publish_home(body["user"]["id"], person), name="home")
@@ -401,7 +416,7 @@ class SlackBot:
                 result = blocks.outcome_text("cancelled", None, self.engine, locale)
                 summary = pending.request_id
         except WorkflowError as e:
-            await self._ephemeral(channel, user_id, str(e))
+            await self._ephemeral(channel, user_id, said(e, person.locale))
             return
         if channel and ts:
             closed = blocks.confirm_card_closed(summary, result, locale)
@@ -435,7 +450,7 @@ class SlackBot:
             request_id, step = self._request_step(click.value)
             req = await self.engine.decide(request_id, step, person.id, "approve")
         except (WorkflowError, ValueError) as e:
-            await self._ephemeral(channel, click.user, str(e))
+            await self._ephemeral(channel, click.user, said(e, person.locale))
             return
         if channel and ts:
             closed = blocks.approval_card_closed(req, self.engine, person.locale, step)
@@ -460,7 +475,7 @@ class SlackBot:
             view = blocks.reject_modal(req, step, self.engine, person.locale)
             await self.client.views_open(trigger_id=click.trigger_id, view=view)
         except (WorkflowError, ValueError) as e:
-            await self._ephemeral(click.channel, click.user, str(e))
+            await self._ephemeral(click.channel, click.user, said(e, person.locale))
         except SlackApiError as e:
             log.warning("slack_views_open_failed", error=e.response.get("error"))
 
@@ -481,7 +496,7 @@ class SlackBot:
                 meta["request_id"], int(meta["step"]), person.id, "reject", reason
             )
         except WorkflowError as e:
-            await ack(response_action="errors", errors={"reason": e.message[:150]})
+            await ack(response_action="errors", errors={"reason": e.localized(person.locale)[:150]})
             return
         await ack()
 
@@ -526,7 +541,7 @@ class SlackBot:
         try:
             await self.engine.withdraw(click.value, person.id)
         except WorkflowError as e:
-            await self._ephemeral(click.channel, click.user, str(e))
+            await self._ephemeral(click.channel, click.user, said(e, person.locale))
         await self.publish_home(click.user, person)
 
 
