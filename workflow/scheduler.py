@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from importlib import resources
 
 import structlog
@@ -272,7 +272,18 @@ class Scheduler:
         flag = self.keys.periodic("digest", person, day)
         if flag in self._periodic_done:
             return 0
-        pending = await self.engine.my_approvals(person)
+        # items assigned since this morning's digest time already came with their own card today
+        tz = self.engine.directory.timezone_of(person)
+        morning = datetime.combine(
+            date.fromisoformat(day), time.fromisoformat(self.engine.config.policy.digest_time), tz
+        )
+        pending = [
+            r
+            for r in await self.engine.my_approvals(person)
+            if (s := r.open_step()) is not None
+            and s.assigned_at is not None
+            and s.assigned_at < morning
+        ]
         if not pending:
             return 0
         return await self._queue_once(

@@ -1,20 +1,17 @@
 """An end-to-end Slack harness: the real Bolt app over HTTP, the real AsyncWebClient, the local stand-in.
 
-Events, commands and interactions are signed exactly as Slack signs them and posted to
+Events, commands and interactions are built and signed exactly as Slack does it by
+`bot.sandbox.simulator.SlackSimulator` (the sandbox uses the same one) and posted to
 /slack/events; what the bot sends is read back from the stand-in.
 """
 
 from __future__ import annotations
 
-import json
-import time
-import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
 from aiohttp.test_utils import TestServer
-from slack_sdk.signature import SignatureVerifier
 
 from agent.loop import Agent
 from agent.memory import ThreadMemory
@@ -22,6 +19,7 @@ from agent.model import ChatModel
 from agent.planner import OfflinePlanner
 from bot.notifier import OutboxWorker
 from bot.runtime import Runtime
+from bot.sandbox.simulator import SlackSimulator
 from bot.serve import NOTIFIER_GROUP, web_app
 from bot.settings import Settings
 from bot.slack.app import SlackBot
@@ -46,27 +44,24 @@ class SlackHarness:
     server: TestServer
     http: aiohttp.ClientSession
     worker: OutboxWorker
-    event_counter: int = 0
+    sim: SlackSimulator
     sent: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def url(self) -> str:
-        return str(self.server.make_url("/slack/events"))
+        return self.sim.events_url
+
+    @property
+    def event_counter(self) -> int:
+        return self.sim.event_counter
 
     def signed_headers(self, body: str, ts: int | None = None, **extra: str) -> dict[str, str]:
-        ts = int(time.time()) if ts is None else ts
-        signature = SignatureVerifier(SECRET).generate_signature(timestamp=str(ts), body=body)
-        return {"X-Slack-Request-Timestamp": str(ts), "X-Slack-Signature": signature, **extra}
+        return self.sim.signed_headers(body, ts, **extra)
 
     async def post(
         self, body: str, content_type: str, headers: dict[str, str] | None = None
     ) -> aiohttp.ClientResponse:
-        hdrs = headers if headers is not None else self.signed_headers(body)
-        resp = await self.http.post(
-            self.url, data=body.encode(), headers={**hdrs, "Content-Type": content_type}
-        )
-        await resp.read()
-        return resp
+        return await self.sim.post(body, content_type, headers)
 
     async def dm(
         self,
@@ -78,69 +73,16 @@ class SlackHarness:
         retry: int | None = None,
     ) -> tuple[aiohttp.ClientResponse, dict[str, Any]]:
         """The person types a DM (it appears in the stand-in) and Slack delivers the message event."""
-        message = self.standin.post_user_message(user, text, thread_ts=thread_ts)
-        self.event_counter += 1
-        event = {
-            "type": "message",
-            "channel": message["channel"],
-            "user": user,
-            "text": text,
-            "ts": message["ts"],
-            "event_ts": message["ts"],
-            "channel_type": "im",
-        }
-        if thread_ts:
-            event["thread_ts"] = thread_ts
-        envelope = {
-            "token": "legacy",
-            "team_id": TEAM,
-            "api_app_id": "A0APP",
-            "type": "event_callback",
-            "event_id": event_id or f"Ev{self.event_counter:08d}",
-            "event_time": int(time.time()),
-            "authorizations": [{"team_id": TEAM, "user_id": "U0BOT", "is_bot": True}],
-            "event": event,
-        }
-        body = json.dumps(envelope)
-        extra = (
-            {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
-            if retry
-            else {}
-        )
-        resp = await self.post(body, "application/json", self.signed_headers(body, **extra))
-        return resp, envelope
+        return await self.sim.dm(user, text, thread_ts, event_id=event_id, retry=retry)
 
     async def redeliver(self, envelope: dict[str, Any], retry: int) -> aiohttp.ClientResponse:
-        body = json.dumps(envelope)
-        return await self.post(
-            body,
-            "application/json",
-            self.signed_headers(
-                body, **{"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
-            ),
-        )
+        return await self.sim.redeliver(envelope, retry)
 
     async def command(self, user: str, text: str = "") -> aiohttp.ClientResponse:
-        trigger = self.standin.issue_trigger_id(user)
-        form = {
-            "token": "legacy",
-            "team_id": TEAM,
-            "team_domain": "acme",
-            "channel_id": self.standin.dm_channel(user),
-            "channel_name": "directmessage",
-            "user_id": user,
-            "user_name": user,
-            "command": "/leave",
-            "text": text,
-            "api_app_id": "A0APP",
-            "response_url": "https://hooks.example/commands/1",
-            "trigger_id": trigger,
-        }
-        return await self.post(urllib.parse.urlencode(form), "application/x-www-form-urlencoded")
+        return await self.sim.command(user, text)
 
     async def interact(self, payload: dict[str, Any]) -> aiohttp.ClientResponse:
-        body = urllib.parse.urlencode({"payload": json.dumps(payload)})
-        return await self.post(body, "application/x-www-form-urlencoded")
+        return await self.sim.interact(payload)
 
     async def click(
         self,
@@ -151,50 +93,12 @@ class SlackHarness:
         view: dict[str, Any] | None = None,
     ) -> aiohttp.ClientResponse:
         """Click the button `action_id` on a message the stand-in holds (its value comes from the blocks)."""
-        value = None
-        for block in message.get("blocks", []):
-            for el in block.get("elements", []) if block.get("type") == "actions" else []:
-                if el.get("action_id") == action_id:
-                    value = el.get("value")
-        assert value is not None, (
-            f"no button {action_id} on the message: {json.dumps(message)[:500]}"
-        )
-        payload: dict[str, Any] = {
-            "type": "block_actions",
-            "user": {"id": user, "team_id": TEAM},
-            "team": {"id": TEAM},
-            "api_app_id": "A0APP",
-            "trigger_id": self.standin.issue_trigger_id(user),
-            "container": {
-                "type": "message",
-                "message_ts": message["ts"],
-                "channel_id": message["channel"],
-            },
-            "channel": {"id": message["channel"]},
-            "message": message,
-            "actions": [
-                {
-                    "action_id": action_id,
-                    "block_id": "b",
-                    "value": value,
-                    "type": "button",
-                    "action_ts": str(time.time()),
-                }
-            ],
-        }
-        return await self.interact(payload)
+        return await self.sim.click(user, message, action_id, view=view)
 
     async def submit_view(
         self, user: str, view: dict[str, Any], values: dict[str, Any]
     ) -> aiohttp.ClientResponse:
-        payload = {
-            "type": "view_submission",
-            "user": {"id": user, "team_id": TEAM},
-            "team": {"id": TEAM},
-            "api_app_id": "A0APP",
-            "view": {**view, "state": {"values": values}},
-        }
-        return await self.interact(payload)
+        return await self.sim.submit_view(user, view, values)
 
     async def settle(self) -> None:
         """Wait for background turns, then deliver every outbox event (the worker's job)."""
@@ -242,6 +146,9 @@ async def start_harness(
     server = TestServer(web_app(bot))
     await server.start_server()
     http = aiohttp.ClientSession()
+    sim = SlackSimulator(
+        standin, str(server.make_url("/slack/events")), SECRET, team_id=TEAM, session=http
+    )
     worker = OutboxWorker(
         Outbox(redis, engine.keys, NOTIFIER_GROUP),
         [SlackDelivery(engine, client, bot.identity)],
@@ -249,7 +156,7 @@ async def start_harness(
         reclaim_idle_ms=60_000,
     )
     await worker.outbox.ensure_group()
-    return SlackHarness(engine, standin, bot, server, http, worker)
+    return SlackHarness(engine, standin, bot, server, http, worker, sim)
 
 
 async def stop_harness(h: SlackHarness) -> None:

@@ -51,8 +51,12 @@ async def test_expiry_tells_both_sides_and_the_morning_digest_lists_pending_item
     scheduler = Scheduler(h.engine)
     await scheduler.periodic()
     await h.settle()
-    assert "waiting for your approval" in said(h, WANG) or "等待你审批" in said(h, WANG)
-    h.engine.clock.advance(timedelta(days=31))
+    assert "等待你审批" not in said(h, WANG)  # it came with its own card this morning
+    h.engine.clock.advance(timedelta(days=1))
+    await scheduler.periodic()
+    await h.settle()
+    assert "1 个申请等待你审批" in said(h, WANG)  # 王芳 reads Chinese
+    h.engine.clock.advance(timedelta(days=30))
     while await scheduler.run_due():
         pass
     await h.settle()

@@ -1,0 +1,263 @@
+"""`approvals-bot sandbox`: the real bot, the Slack stand-in, the worker and the web page on one port.
+
+    /                 the page (static files from bot/sandbox/static/, no build step)
+    /static/...       its CSS and JavaScript
+    /api/{method}     the Slack Web API stand-in the bot's AsyncWebClient talks to
+    /slack/events     the bot's Request URL (events, /leave, interactions), signature-checked
+    /healthz          the bot's health check
+    /sandbox/...      the page's JSON API and its live change feed (server-sent events)
+
+The sandbox makes its own signing secret and bot token at start; what a person does on the
+page is signed and POSTed to /slack/events by `SlackSimulator`, exactly as Slack would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import secrets
+import signal
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import structlog
+from aiohttp import web
+
+from bot.runtime import Runtime, build_runtime
+from bot.sandbox.api import SandboxApi
+from bot.sandbox.simulator import SlackSimulator
+from bot.serve import notifier_for, web_app
+from bot.settings import Settings, SettingsError
+from bot.slack.app import SlackBot
+from bot.slack.client import make_client
+from bot.slack.standin import SlackStandIn
+from bot.worker import run_worker
+from workflow.directory import Directory
+from workflow.scheduler import Scheduler
+
+log = structlog.get_logger("sandbox")
+STATIC = Path(__file__).parent / "static"
+DEFAULT_PORT = 8000
+PLACEHOLDER_URL = "http://127.0.0.1:9/api/"
+"""The client's base URL until the server is bound and its port known (nothing listens on 9)."""
+
+
+def slack_locale(locale: str) -> str:
+    """The directory's `zh`/`en` as the Slack locale a person's client would report."""
+    return "zh-CN" if locale == "zh" else "en-US"
+
+
+def register_people(standin: SlackStandIn, directory: Directory) -> int:
+    """Add every directory person with a Slack user id to the stand-in; returns how many."""
+    count = 0
+    for p in directory:
+        if not p.slack_user_id:
+            continue
+        standin.add_user(
+            p.slack_user_id,
+            p.id,
+            p.name,
+            p.email,
+            p.timezone,
+            slack_locale(p.locale),
+            title=p.title,
+            display_name=p.name,
+        )
+        count += 1
+    return count
+
+
+def describe_store(settings: Settings) -> str:
+    """One phrase saying where state lives (passwords masked)."""
+    if settings.redis_url is None:
+        return "in-process store: nothing is persisted (set REDIS_URL to use Redis)"
+    parts = urlsplit(settings.redis_url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    if parts.username or parts.password:
+        netloc = "***@" + netloc
+    return "Redis at " + urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def describe_model(settings: Settings) -> str:
+    """One phrase saying which model plans the agent's steps."""
+    if not settings.llm_configured:
+        return "offline planner (set LLM_BASE_URL to use an LLM)"
+    where = settings.llm_base_url or f"the {settings.llm_preset} preset"
+    model = settings.llm_model or "its default model"
+    return f"LLM {model} at {where} (offline planner as fallback)"
+
+
+def _client_host(host: str) -> str:
+    """Where this process reaches itself: a wildcard bind address means loopback."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+class Sandbox:
+    """The real Bolt app over the stand-in, with the worker and the page, as one aiohttp app."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        streaming: bool = True,
+        store: str = "",
+        model: str = "",
+    ) -> None:
+        """Args:
+        runtime: the product's parts (its engine's clock is the product's clock).
+        streaming: stream the agent's steps (False: a plan message updated in place).
+        store, model: what the page says about where state lives and who plans.
+        """
+        self.runtime = runtime
+        self.signing_secret = secrets.token_hex(16)
+        self.token = f"xoxb-sandbox-{secrets.token_hex(12)}"
+        # The workspace keeps the product's time (APPROVALS_NOW fixes both), so message times
+        # agree with the dates on the cards; request signatures use the real time, as Slack's.
+        engine_clock = runtime.engine.clock
+        self.standin = SlackStandIn(token=self.token, clock=lambda: engine_clock.now().timestamp())
+        self.people = register_people(self.standin, runtime.engine.directory)
+        self.client = make_client(self.token, PLACEHOLDER_URL)
+        self.bot = SlackBot(runtime, self.client, self.signing_secret, streaming=streaming)
+        self.simulator: SlackSimulator | None = None
+        self.base_url: str | None = None
+        self.api = SandboxApi(self, store=store, model=model)
+        self.app = self._build_app()
+        self._worker: asyncio.Task[None] | None = None
+        self._worker_stop = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+
+    def _build_app(self) -> web.Application:
+        app = web_app(self.bot)  # POST /slack/events, GET /healthz, drains the bot's tasks
+        self.standin.add_to(app, "/api/")
+        self.api.add_to(app)
+        app.router.add_get("/", self._index)
+        app.router.add_static("/static", STATIC)
+        app.on_startup.append(self._start_worker)
+        app.on_shutdown.insert(0, self._close_streams)
+        app.on_cleanup.append(self._cleanup)
+        return app
+
+    async def _index(self, _: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    # -- wiring once the port is known ------------------------------------------------------
+
+    def bind(self, base_url: str) -> None:
+        """Point the bot's Web API client and the simulator at the server's own URL."""
+        base = base_url.rstrip("/")
+        self.base_url = base
+        self.standin.base_url = base
+        self.client.base_url = self.standin.api_url
+        if self.simulator is not None:
+            self.simulator.events_url = f"{base}/slack/events"
+        else:
+            self.simulator = SlackSimulator(
+                self.standin, f"{base}/slack/events", self.signing_secret
+            )
+
+    @property
+    def sim(self) -> SlackSimulator:
+        if self.simulator is None:
+            raise RuntimeError("The sandbox is not bound to a URL yet: call start() or bind()")
+        return self.simulator
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def _start_worker(self, _: web.Application) -> None:
+        """The worker in this process: the notifier (outbox → DMs, cards) and the scheduler."""
+        notifier = notifier_for(self.bot, f"sandbox:{secrets.token_hex(4)}")
+        scheduler = Scheduler(self.runtime.engine)
+        self._worker_stop.clear()
+        self._worker = asyncio.create_task(
+            run_worker(notifier, scheduler, self._worker_stop), name="sandbox-worker"
+        )
+        self._worker.add_done_callback(_report_crash)
+
+    async def _close_streams(self, _: web.Application) -> None:
+        await self.api.close_streams()
+
+    async def _cleanup(self, _: web.Application) -> None:
+        self._worker_stop.set()
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+            self._worker = None
+        if self.simulator is not None:
+            await self.simulator.close()
+
+    async def start(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> str:
+        """Serve on host:port (0 picks a free port); returns the page's URL."""
+        self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=2)
+        await self._runner.setup()
+        try:
+            await web.TCPSite(self._runner, host, port).start()
+        except OSError:
+            await self._runner.cleanup()
+            self._runner = None
+            raise
+        bound_port = self._runner.addresses[0][1]
+        self.bind(f"http://{_client_host(host)}:{bound_port}")
+        return f"{self.base_url}/"
+
+    async def stop(self, drain_s: float = 10) -> None:
+        """Stop serving: finish the bot's work while the stand-in still answers, then close
+        the live streams, stop the worker (notifier and scheduler) and the server."""
+        await self.bot.tasks.drain(drain_s)  # turns in flight still call /api/ on this server
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+
+def _report_crash(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("sandbox_worker_stopped", error=repr(task.exception())[:300])
+
+
+async def _until_signalled() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+async def run_sandbox(settings: Settings, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> int:
+    """`approvals-bot sandbox`: serve until Ctrl+C, printing the URL and what runs underneath."""
+    runtime = build_runtime(settings)
+    sandbox = Sandbox(
+        runtime,
+        streaming=settings.slack_streaming,
+        store=describe_store(settings),
+        model=describe_model(settings),
+    )
+    try:
+        url = await sandbox.start(host, port)
+    except OSError as e:
+        await runtime.close()
+        if e.errno == errno.EADDRINUSE:
+            raise SettingsError(
+                f"port {port} on {host} is already in use; try --port {port + 1}"
+            ) from e
+        raise SettingsError(f"cannot listen on {host}:{port}: {e.strerror or e}") from e
+    clock = f" · clock fixed at {settings.approvals_now}" if settings.approvals_now else ""
+    print(f"Sandbox running at {url}  (Ctrl+C to stop)", flush=True)
+    print(f"{describe_store(settings)} · {describe_model(settings)}{clock}", flush=True)
+    print(
+        f"{sandbox.people} people from the directory; pick one on the page and DM the bot.",
+        flush=True,
+    )
+    try:
+        await _until_signalled()
+    finally:
+        await sandbox.stop()
+        await runtime.close()
+    return 0

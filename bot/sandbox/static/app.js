@@ -1,0 +1,986 @@
+/* The sandbox page: a Slack-like DM with the approvals bot, as any person in the directory.
+ *
+ * State comes from the stand-in (GET /sandbox/snapshot); every change to it arrives as a
+ * server-sent event and triggers a fresh snapshot, rendered with keyed, per-message updates.
+ * What the person does goes to /sandbox/... and from there to the bot, signed like Slack.
+ */
+"use strict";
+
+(function () {
+  const BK = window.BlockKit;
+  const { h } = BK;
+  const $ = (id) => document.getElementById(id);
+
+  const state = {
+    info: null,
+    people: [],
+    byUser: {},
+    user: null,
+    snap: null,
+    tab: "messages",
+    threadTs: null,
+    unread: new Set(),
+    modalKey: null,
+    homeKey: null,
+    msgCache: new Map(),
+    threadCache: new Map(),
+  };
+
+  const PALETTE = ["#e8912d", "#2bac76", "#1264a3", "#9f69a8", "#e01e5a", "#4a154b", "#3aa3e3", "#c77d14", "#5b8a72", "#c25e8e", "#0b8484", "#7b5ea7"];
+  const GROUP_WINDOW_S = 300;
+
+  // ---- server ----------------------------------------------------------------------------
+
+  async function getJSON(url) {
+    const resp = await fetch(url, { cache: "no-store" });
+    if (!resp.ok) throw new Error(`${url}: HTTP ${resp.status}`);
+    return resp.json();
+  }
+
+  async function post(url, body) {
+    const resp = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    let data = null;
+    try {
+      data = await resp.json();
+    } catch (_) {
+      data = null;
+    }
+    if (!resp.ok) {
+      const message = (data && data.error) || `The sandbox answered HTTP ${resp.status}`;
+      toast(message);
+      throw new Error(message);
+    }
+    if (data && data.status && data.status !== 200) toast(`The bot answered HTTP ${data.status}`);
+    return data;
+  }
+
+  // ---- people and avatars ------------------------------------------------------------------
+
+  function botId() {
+    return state.info ? state.info.bot.user_id : "";
+  }
+
+  function me() {
+    return state.byUser[state.user] || null;
+  }
+
+  function nameOf(userId) {
+    if (userId === botId()) return state.info.bot.name;
+    const p = state.byUser[userId];
+    return p ? p.name : userId;
+  }
+
+  function initials(name) {
+    const n = String(name || "?").trim();
+    if (/^[\x00-\x7f]/.test(n)) {
+      const parts = n.split(/\s+/).filter(Boolean);
+      return ((parts[0] || "?")[0] + (parts[1] ? parts[1][0] : "")).toUpperCase();
+    }
+    return Array.from(n)[0];
+  }
+
+  function colorFor(userId) {
+    let hash = 0;
+    for (const ch of String(userId)) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+    return PALETTE[hash % PALETTE.length];
+  }
+
+  function avatar(userId, size) {
+    const cls = "avatar" + (size ? " " + size : "");
+    if (userId === botId()) return h("span", { class: cls + " bot", title: nameOf(userId), "aria-hidden": "true" });
+    const el = h("span", { class: cls, title: nameOf(userId), "aria-hidden": "true" }, initials(nameOf(userId)));
+    el.style.background = colorFor(userId);
+    return el;
+  }
+
+  function isBotMessage(m) {
+    return Boolean(m.bot_id) || m.user === botId();
+  }
+
+  function authorKey(m) {
+    return isBotMessage(m) ? botId() : m.user;
+  }
+
+  // ---- time ----------------------------------------------------------------------------------
+
+  function tsParts(ts) {
+    const [sec, frac] = String(ts).split(".");
+    return [parseInt(sec, 10) || 0, parseInt(frac || "0", 10) || 0];
+  }
+
+  function tsCmp(a, b) {
+    const [as, af] = tsParts(a);
+    const [bs, bf] = tsParts(b);
+    return as - bs || af - bf;
+  }
+
+  function tsDate(ts) {
+    return new Date(tsParts(ts)[0] * 1000);
+  }
+
+  function shortTime(ts) {
+    return tsDate(ts).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
+  }
+
+  function fullTime(ts) {
+    return tsDate(ts).toLocaleString([], { dateStyle: "full", timeStyle: "short" });
+  }
+
+  function isoDay(d) {
+    const pad = (n) => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  }
+
+  function dayLabel(ts) {
+    // "Today" is the product's today (APPROVALS_NOW can fix it), else the browser's.
+    const d = tsDate(ts);
+    const today = state.info && state.info.today ? new Date(state.info.today + "T12:00:00") : new Date();
+    const yesterday = new Date(today.getTime() - 86400000);
+    if (isoDay(d) === isoDay(today) || d.toDateString() === new Date().toDateString()) return "Today";
+    if (isoDay(d) === isoDay(yesterday)) return "Yesterday";
+    return d.toLocaleDateString([], { weekday: "long", month: "long", day: "numeric" });
+  }
+
+  // ---- little UI pieces ------------------------------------------------------------------------
+
+  let toastTimer = null;
+  function toast(message) {
+    const el = $("toast");
+    el.textContent = message;
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => (el.hidden = true), 4500);
+  }
+
+  function setLive(on) {
+    const el = $("live");
+    el.textContent = on ? "live" : "reconnecting…";
+    el.classList.toggle("on", on);
+  }
+
+  function confirmDialog(confirm) {
+    return new Promise((resolve) => {
+      const overlay = $("dialog-overlay");
+      const done = (value) => {
+        overlay.hidden = true;
+        overlay.replaceChildren();
+        document.removeEventListener("keydown", onKey, true);
+        resolve(value);
+      };
+      const onKey = (e) => {
+        if (e.key === "Escape") {
+          e.preventDefault();
+          e.stopPropagation();
+          done(false);
+        }
+      };
+      const yes = h(
+        "button",
+        { type: "button", class: "btn " + (confirm.style === "danger" ? "danger" : "primary"), onclick: () => done(true) },
+        BK.plainText(confirm.confirm) || "Yes"
+      );
+      const box = h(
+        "div",
+        { class: "dialog", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "dialog-title" },
+        h("h2", { id: "dialog-title" }, BK.plainText(confirm.title) || "Are you sure?"),
+        h("div", { class: "dialog-text" }, BK.textObject(confirm.text, renderCtx())),
+        h("div", { class: "dialog-foot" }, h("button", { type: "button", class: "btn", onclick: () => done(false) }, BK.plainText(confirm.deny) || "Cancel"), yes)
+      );
+      overlay.onclick = (e) => {
+        if (e.target === overlay) done(false);
+      };
+      overlay.replaceChildren(box);
+      overlay.hidden = false;
+      document.addEventListener("keydown", onKey, true);
+      yes.focus();
+    });
+  }
+
+  function renderCtx(where) {
+    return {
+      userName: nameOf,
+      onAction: (element, block, btn) => clickAction(element, block, btn, where || {}),
+    };
+  }
+
+  async function clickAction(element, block, btn, where) {
+    if (element.type !== "button") return;
+    if (element.confirm && !(await confirmDialog(element.confirm))) return;
+    btn.disabled = true;
+    btn.classList.add("busy");
+    try {
+      await post("/sandbox/click", {
+        user: state.user,
+        action_id: element.action_id,
+        block_id: block.block_id || null,
+        value: element.value === undefined ? null : element.value,
+        ...where,
+      });
+    } catch (_) {
+      // toast shown by post()
+    } finally {
+      setTimeout(() => {
+        btn.disabled = false;
+        btn.classList.remove("busy");
+      }, 600);
+    }
+  }
+
+  // ---- messages ------------------------------------------------------------------------------
+
+  function statusFor(threadTs) {
+    const s = ((state.snap && state.snap.statuses) || []).find((x) => x.thread_ts === threadTs);
+    return s && s.status ? s : null;
+  }
+
+  function messageContent(m, where) {
+    const ctx = renderCtx(where);
+    const wrap = h("div", { class: "msg-content" });
+    if (m.subtype === "tombstone") {
+      wrap.appendChild(h("div", { class: "tombstone" }, "This message was deleted."));
+      return wrap;
+    }
+    if (m.stream) wrap.appendChild(BK.stream(m.stream, ctx));
+    if (m.blocks && m.blocks.length) wrap.appendChild(BK.blocks(m.blocks, ctx));
+    else if (!m.stream) wrap.appendChild(BK.mrkdwn(m.text || "", ctx));
+    return wrap;
+  }
+
+  function thinkingLine(status) {
+    return h(
+      "div",
+      { class: "thinking" },
+      h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")),
+      h("b", {}, state.info.bot.name),
+      " ",
+      status.status
+    );
+  }
+
+  function threadSummary(m) {
+    const users = (m.reply_users || []).slice(0, 5);
+    const n = m.reply_count || 0;
+    return h(
+      "button",
+      { type: "button", class: "thread-summary", onclick: () => openThread(m.ts), dataset: { threadTs: m.ts } },
+      users.map((u) => avatar(u, "tiny")),
+      h("span", { class: "replies-link" }, `${n} ${n === 1 ? "reply" : "replies"}`),
+      m.latest_reply ? h("span", { class: "last-reply" }, "Last reply " + shortTime(m.latest_reply)) : null,
+      h("span", { class: "view-thread" }, "View thread ›")
+    );
+  }
+
+  function messageRow(m, opts) {
+    const where = { channel: m.channel || state.snap.channel, ts: m.ts };
+    const classes = ["msg"];
+    if (opts.grouped) classes.push("grouped");
+    if (m.ephemeral) classes.push("ephemeral");
+    if (opts.parent) classes.push("parent");
+    if (opts.active) classes.push("active-thread");
+    const author = authorKey(m);
+    const body = h("div", { class: "msg-body" });
+    if (!opts.grouped) {
+      body.appendChild(
+        h(
+          "div",
+          { class: "msg-meta" },
+          h("span", { class: "author" }, nameOf(author)),
+          isBotMessage(m) ? h("span", { class: "app-tag" }, "APP") : null,
+          h("time", { title: fullTime(m.ts) }, shortTime(m.ts))
+        )
+      );
+    }
+    if (m.ephemeral) body.appendChild(h("div", { class: "eph-label" }, "👁 Only visible to you"));
+    body.appendChild(messageContent(m, where));
+    if (m.ephemeral) {
+      body.appendChild(
+        h(
+          "button",
+          {
+            type: "button",
+            class: "link-btn",
+            onclick: () => post("/sandbox/ephemeral/dismiss", { user: state.user, ts: m.ts }).then(scheduleRefresh, () => {}),
+          },
+          "Dismiss message"
+        )
+      );
+    }
+    if (!opts.inThread && m.reply_count) body.appendChild(threadSummary(m));
+    if (!opts.inThread && opts.status) body.appendChild(thinkingLine(opts.status));
+    const gutter = h("div", { class: "gutter" }, opts.grouped ? h("time", { class: "hover-time", title: fullTime(m.ts) }, shortTime(m.ts)) : avatar(author));
+    return h("div", { class: classes.join(" "), dataset: { ts: m.ts, user: author, ephemeral: m.ephemeral ? "1" : null } }, gutter, body);
+  }
+
+  /** Keep `container`'s children in the order of `items`, rebuilding only what changed. */
+  function reconcile(container, items, cache) {
+    const seen = new Set();
+    let prev = null;
+    for (const item of items) {
+      let entry = cache.get(item.key);
+      if (!entry || entry.sig !== item.sig) {
+        const el = item.build();
+        if (entry && entry.el.parentNode === container) container.replaceChild(el, entry.el);
+        entry = { sig: item.sig, el };
+        cache.set(item.key, entry);
+      }
+      seen.add(item.key);
+      const want = prev ? prev.nextSibling : container.firstChild;
+      if (want !== entry.el) container.insertBefore(entry.el, want);
+      prev = entry.el;
+    }
+    for (const [key, entry] of cache) {
+      if (!seen.has(key)) {
+        entry.el.remove();
+        cache.delete(key);
+      }
+    }
+  }
+
+  function withGrouping(list) {
+    let prev = null;
+    return list.map((m) => {
+      const grouped =
+        prev !== null &&
+        !m.ephemeral &&
+        !prev.ephemeral &&
+        authorKey(prev) === authorKey(m) &&
+        tsParts(m.ts)[0] - tsParts(prev.ts)[0] < GROUP_WINDOW_S &&
+        tsDate(prev.ts).toDateString() === tsDate(m.ts).toDateString();
+      prev = m;
+      return { m, grouped };
+    });
+  }
+
+  function suggestions() {
+    const p = me();
+    const zh = p && p.locale === "zh";
+    const out = zh
+      ? ["明天开始请两天病假", "我还有几天年假？", "/leave"]
+      : ["annual leave next Monday to Wednesday", "How many days of annual leave do I have?", "/leave"];
+    if (p && p.approver) out.splice(2, 0, zh ? "有哪些待我审批的申请？" : "What is waiting for my approval?");
+    return out;
+  }
+
+  function intro(empty) {
+    const p = me();
+    const zh = p && p.locale === "zh";
+    const text = zh
+      ? ["这是你与 ", h("b", {}, "approvals"), " 私信的开始。用自己的话请假，中文或英文都可以：机器人会准备好申请并给你一张卡片，你点击「提交」之前不会发出任何内容。"]
+      : [
+          "This is the very beginning of your direct messages with ",
+          h("b", {}, "approvals"),
+          ". Ask for leave in your own words — in English or 中文. The bot prepares the request and shows you a card; nothing is sent until you click Submit.",
+        ];
+    return h(
+      "div",
+      { class: "intro" + (empty ? "" : " compact") },
+      h("span", { class: "avatar bot large", "aria-hidden": "true" }),
+      h("div", { class: "intro-text" }, h("h1", {}, "approvals"), h("p", {}, ...text)),
+      empty
+        ? h(
+            "div",
+            { class: "suggestions" },
+            suggestions().map((s) => h("button", { type: "button", class: "chip", onclick: () => send(s, null) }, s))
+          )
+        : null
+    );
+  }
+
+  function renderMessages(forceBottom) {
+    const list = $("messages");
+    const atBottom = forceBottom || list.scrollHeight - list.scrollTop - list.clientHeight < 120;
+    const snap = state.snap;
+    const channel = snap.channel;
+    const merged = [
+      ...snap.messages.map((m) => ({ ...m, channel })),
+      ...snap.ephemerals.filter((e) => !e.thread_ts),
+    ].sort((a, b) => tsCmp(a.ts, b.ts));
+    const items = [{ key: "intro", sig: `intro:${merged.length === 0}:${state.user}`, build: () => intro(merged.length === 0) }];
+    let lastDay = null;
+    for (const { m, grouped } of withGrouping(merged)) {
+      const day = tsDate(m.ts).toDateString();
+      if (day !== lastDay) {
+        lastDay = day;
+        const label = dayLabel(m.ts);
+        items.push({ key: "day:" + day, sig: label, build: () => h("div", { class: "day-divider" }, h("span", {}, label)) });
+      }
+      const status = m.reply_count || m.thread_ts ? statusFor(m.ts) : null;
+      const active = state.threadTs === m.ts;
+      items.push({
+        key: (m.ephemeral ? "e:" : "m:") + m.ts,
+        sig: JSON.stringify([m, grouped, status && status.status, active]),
+        build: () => messageRow(m, { grouped, status, active }),
+      });
+    }
+    reconcile(list, items, state.msgCache);
+    if (atBottom) list.scrollTop = list.scrollHeight;
+  }
+
+  // ---- the thread pane -------------------------------------------------------------------------
+
+  function openThread(ts) {
+    state.threadTs = ts;
+    state.threadCache.clear();
+    render(false, true);
+    $("thread-input").focus();
+  }
+
+  function closeThread() {
+    state.threadTs = null;
+    render();
+  }
+
+  function renderThread(forceBottom) {
+    const pane = $("thread");
+    if (!state.threadTs || state.tab !== "messages") {
+      pane.hidden = true;
+      return;
+    }
+    pane.hidden = false;
+    const body = $("thread-body");
+    const atBottom = forceBottom || body.scrollHeight - body.scrollTop - body.clientHeight < 120;
+    const snap = state.snap;
+    const channel = snap.channel;
+    const parent = snap.messages.find((m) => m.ts === state.threadTs);
+    const items = [];
+    if (!parent) {
+      items.push({ key: "loading", sig: "loading", build: () => h("div", { class: "empty" }, "Loading the thread…") });
+    } else {
+      items.push({ key: "parent", sig: JSON.stringify(parent), build: () => messageRow({ ...parent, channel }, { inThread: true, parent: true }) });
+      const replies = [
+        ...(parent.replies || []).map((m) => ({ ...m, channel })),
+        ...snap.ephemerals.filter((e) => e.thread_ts === state.threadTs),
+      ].sort((a, b) => tsCmp(a.ts, b.ts));
+      const n = (parent.replies || []).length;
+      items.push({
+        key: "count",
+        sig: String(n),
+        build: () => h("div", { class: "reply-count" }, h("span", {}, n ? `${n} ${n === 1 ? "reply" : "replies"}` : "No replies yet")),
+      });
+      for (const { m, grouped } of withGrouping(replies)) {
+        items.push({
+          key: (m.ephemeral ? "e:" : "m:") + m.ts,
+          sig: JSON.stringify([m, grouped]),
+          build: () => messageRow(m, { grouped, inThread: true }),
+        });
+      }
+      const status = statusFor(state.threadTs);
+      if (status) items.push({ key: "status", sig: status.status, build: () => h("div", { class: "thread-status" }, avatar(botId(), "small"), thinkingLine(status)) });
+    }
+    reconcile(body, items, state.threadCache);
+    if (atBottom) body.scrollTop = body.scrollHeight;
+  }
+
+  // ---- modals ----------------------------------------------------------------------------------
+
+  function optionPayload(option) {
+    const out = { text: option.text, value: option.value };
+    if (option.description) out.description = option.description;
+    return out;
+  }
+
+  function inputBlock(block, inputs) {
+    const el = block.element || {};
+    const id = "in-" + (block.block_id || Math.random().toString(36).slice(2));
+    const type = el.type;
+    let control;
+    let read;
+    let empty;
+    if (type === "static_select" || type === "users_select") {
+      let options = [];
+      if (type === "users_select") {
+        options = state.people.map((p) => ({ text: { type: "plain_text", text: p.name }, value: p.user_id }));
+      } else {
+        options = el.options || (el.option_groups || []).flatMap((g) => g.options || []);
+      }
+      const initial = type === "users_select" ? el.initial_user : el.initial_option && el.initial_option.value;
+      control = h(
+        "select",
+        { id, name: block.block_id },
+        h("option", { value: "", disabled: true, selected: !initial }, BK.plainText(el.placeholder) || "Select an option"),
+        options.map((o) => h("option", { value: o.value, selected: o.value === initial }, BK.plainText(o.text)))
+      );
+      read = () => {
+        const option = options.find((o) => o.value === control.value);
+        if (type === "users_select") return { type, selected_user: option ? option.value : null };
+        return { type, selected_option: option ? optionPayload(option) : null };
+      };
+      empty = () => !control.value;
+    } else if (type === "datepicker" || type === "timepicker") {
+      const isDate = type === "datepicker";
+      control = h("input", { id, type: isDate ? "date" : "time", value: (isDate ? el.initial_date : el.initial_time) || "", name: block.block_id });
+      read = () => (isDate ? { type, selected_date: control.value || null } : { type, selected_time: control.value || null });
+      empty = () => !control.value;
+    } else if (type === "checkboxes" || type === "radio_buttons") {
+      const multi = type === "checkboxes";
+      const initial = new Set(multi ? (el.initial_options || []).map((o) => o.value) : el.initial_option ? [el.initial_option.value] : []);
+      const boxes = (el.options || []).map((o) => {
+        const box = h("input", { type: multi ? "checkbox" : "radio", name: id, value: o.value, checked: initial.has(o.value) });
+        return {
+          o,
+          box,
+          label: h(
+            "label",
+            { class: "choice" },
+            box,
+            h("span", {}, BK.textObject(o.text, renderCtx()), o.description ? h("small", {}, BK.plainText(o.description)) : null)
+          ),
+        };
+      });
+      control = h("div", { id, class: "choices", role: multi ? "group" : "radiogroup" }, boxes.map((b) => b.label));
+      const chosen = () => boxes.filter((b) => b.box.checked).map((b) => optionPayload(b.o));
+      read = () => (multi ? { type, selected_options: chosen() } : { type, selected_option: chosen()[0] || null });
+      empty = () => chosen().length === 0;
+    } else if (["plain_text_input", "number_input", "email_text_input", "url_text_input"].includes(type)) {
+      const attrs = { id, name: block.block_id, placeholder: BK.plainText(el.placeholder) || null };
+      if (el.max_length) attrs.maxlength = el.max_length;
+      if (type === "plain_text_input" && el.multiline) control = h("textarea", { ...attrs, rows: 4 });
+      else control = h("input", { ...attrs, type: { number_input: "number", email_text_input: "email", url_text_input: "url" }[type] || "text" });
+      control.value = el.initial_value || "";
+      read = () => ({ type, value: control.value === "" ? null : control.value });
+      empty = () => !control.value.trim();
+    } else {
+      control = h("div", { class: "bk-unsupported" }, `[${type} is not supported in the sandbox]`);
+      read = () => ({ type });
+      empty = () => false;
+    }
+    const error = h("div", { class: "bk-error", role: "alert", hidden: true });
+    const wrap = h(
+      "div",
+      { class: "bk-input" },
+      h("label", { class: "bk-label", for: id }, BK.plainText(block.label), block.optional ? h("span", { class: "optional" }, " (optional)") : null),
+      control,
+      block.hint ? h("div", { class: "bk-hint" }, BK.plainText(block.hint)) : null,
+      error
+    );
+    inputs[block.block_id] = {
+      action_id: el.action_id,
+      read,
+      empty,
+      optional: Boolean(block.optional),
+      control,
+      setError(message) {
+        wrap.classList.toggle("has-error", Boolean(message));
+        error.hidden = !message;
+        error.textContent = message || "";
+      },
+    };
+    return wrap;
+  }
+
+  function buildModal(view) {
+    const inputs = {};
+    const close = () => post("/sandbox/views/close", { user: state.user, view_id: view.id }).then(scheduleRefresh, () => {});
+    const ctx = { ...renderCtx({ view_id: view.id }), input: (block) => inputBlock(block, inputs) };
+    const banner = h("div", { class: "modal-banner", role: "alert", hidden: true });
+    const submit = view.submit ? h("button", { type: "submit", class: "btn primary" }, BK.plainText(view.submit)) : null;
+    const form = h(
+      "form",
+      { class: "modal", role: "dialog", "aria-modal": "true", "aria-labelledby": "modal-title", dataset: { viewId: view.id, callbackId: view.callback_id || "" }, novalidate: true },
+      h(
+        "div",
+        { class: "modal-head" },
+        h("span", { class: "avatar bot small", "aria-hidden": "true" }),
+        h("h2", { id: "modal-title" }, BK.plainText(view.title)),
+        h("button", { type: "button", class: "icon-btn", title: "Close", "aria-label": "Close", onclick: close }, "✕")
+      ),
+      h("div", { class: "modal-body" }, banner, BK.blocks(view.blocks, ctx)),
+      h("div", { class: "modal-foot" }, h("button", { type: "button", class: "btn", onclick: close }, BK.plainText(view.close) || "Cancel"), submit)
+    );
+    form.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") {
+        e.preventDefault();
+        close();
+      }
+    });
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      banner.hidden = true;
+      const values = {};
+      let missing = false;
+      for (const [blockId, input] of Object.entries(inputs)) {
+        input.setError(null);
+        if (!input.optional && input.empty()) {
+          input.setError("Please complete this required field.");
+          missing = true;
+        }
+        values[blockId] = { [input.action_id]: input.read() };
+      }
+      if (missing) return;
+      if (submit) submit.disabled = true;
+      try {
+        const res = await post("/sandbox/views/submit", { user: state.user, view_id: view.id, values });
+        if (res && res.errors) {
+          for (const [blockId, message] of Object.entries(res.errors)) {
+            if (inputs[blockId]) inputs[blockId].setError(message);
+            else {
+              banner.hidden = false;
+              banner.textContent = message;
+            }
+          }
+        } else if (res && !res.ok) {
+          banner.hidden = false;
+          banner.textContent = res.error || "We had some trouble connecting. Try again?";
+        }
+        scheduleRefresh();
+      } catch (_) {
+        // toast shown
+      } finally {
+        if (submit) submit.disabled = false;
+      }
+    });
+    return form;
+  }
+
+  function renderModal() {
+    const views = state.snap.views || [];
+    const top = views[views.length - 1];
+    const key = top ? `${top.id}:${top.hash}` : null;
+    if (key === state.modalKey) return;
+    state.modalKey = key;
+    const overlay = $("modal-overlay");
+    if (!top) {
+      overlay.hidden = true;
+      overlay.replaceChildren();
+      return;
+    }
+    const form = buildModal(top);
+    overlay.replaceChildren(form);
+    overlay.hidden = false;
+    const first = form.querySelector("select, input, textarea");
+    if (first) first.focus();
+  }
+
+  // ---- the Home tab ------------------------------------------------------------------------------
+
+  function renderHome() {
+    const home = state.snap.home;
+    const key = home ? `${home.id}:${home.hash}` : "none";
+    if (key === state.homeKey) return;
+    state.homeKey = key;
+    const pane = $("home");
+    if (!home) {
+      pane.replaceChildren(h("div", { class: "empty" }, "Opening the Home tab…"));
+      return;
+    }
+    pane.replaceChildren(h("div", { class: "home-view", dataset: { viewId: home.id } }, BK.blocks(home.blocks, renderCtx({ view_id: home.id }))));
+  }
+
+  function setTab(tab) {
+    state.tab = tab;
+    for (const el of document.querySelectorAll(".tab")) el.classList.toggle("active", el.dataset.tab === tab);
+    $("messages-pane").hidden = tab !== "messages";
+    $("home-pane").hidden = tab !== "home";
+    if (tab === "home") post("/sandbox/home", { user: state.user }).catch(() => {});
+    if (state.snap) render(tab === "messages");
+  }
+
+  // ---- sidebar -----------------------------------------------------------------------------------
+
+  function renderPeople() {
+    const teams = new Map();
+    for (const p of state.people) {
+      if (!teams.has(p.team)) teams.set(p.team, []);
+      teams.get(p.team).push(p);
+    }
+    const nodes = [];
+    for (const [team, people] of teams) {
+      nodes.push(h("div", { class: "team-heading" }, team));
+      for (const p of people) {
+        const classes = ["person"];
+        if (p.user_id === state.user) classes.push("active");
+        if (state.unread.has(p.user_id)) classes.push("unread");
+        nodes.push(
+          h(
+            "button",
+            {
+              type: "button",
+              role: "listitem",
+              class: classes.join(" "),
+              dataset: { user: p.user_id },
+              title: `${p.name} · ${p.title}${p.manager ? " · reports to " + p.manager : ""}`,
+              onclick: () => switchUser(p.user_id),
+            },
+            avatar(p.user_id, "small"),
+            h("span", { class: "person-text" }, h("span", { class: "person-name" }, p.name), h("span", { class: "person-title" }, p.title)),
+            p.pending ? h("span", { class: "badge", title: `${p.pending} waiting for approval` }, String(p.pending)) : null
+          )
+        );
+      }
+    }
+    $("people").replaceChildren(...nodes);
+    const p = me();
+    $("me").replaceChildren(
+      ...(p
+        ? [
+            avatar(p.user_id),
+            h(
+              "div",
+              { class: "me-text" },
+              h("div", { class: "me-label" }, "You are"),
+              h("div", { class: "me-name" }, p.name),
+              h("div", { class: "me-title" }, `${p.title} · ${p.team}`)
+            ),
+          ]
+        : [])
+    );
+  }
+
+  async function loadPeople() {
+    try {
+      state.people = await getJSON("/sandbox/people");
+      state.byUser = Object.fromEntries(state.people.map((p) => [p.user_id, p]));
+      renderPeople();
+    } catch (e) {
+      toast("Could not load the directory: " + e.message);
+    }
+  }
+
+  let peopleTimer = null;
+  function schedulePeople() {
+    if (peopleTimer) return;
+    peopleTimer = setTimeout(() => {
+      peopleTimer = null;
+      loadPeople();
+    }, 250);
+  }
+
+  // ---- rendering and refreshing --------------------------------------------------------------------
+
+  function render(forceBottom, threadBottom) {
+    if (!state.snap) return;
+    renderMessages(forceBottom);
+    renderThread(threadBottom || forceBottom);
+    renderModal();
+    renderHome();
+    const p = me();
+    document.title = p ? `approvals · ${p.name} · sandbox` : "approvals · sandbox";
+    $("channel-sub").textContent = p && p.locale === "zh" ? "请假与审批助手 · Your assistant for leave and approvals" : "Your assistant for leave and approvals";
+  }
+
+  let refreshing = false;
+  let refreshAgain = false;
+  let refreshTimer = null;
+  let wantBottom = false;
+
+  async function refresh() {
+    if (refreshing) {
+      refreshAgain = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        refreshAgain = false;
+        const user = state.user;
+        if (!user) break;
+        const snap = await getJSON("/sandbox/snapshot?user=" + encodeURIComponent(user));
+        if (user !== state.user) {
+          refreshAgain = true;
+          continue;
+        }
+        state.snap = snap;
+        const bottom = wantBottom;
+        wantBottom = false;
+        render(bottom, bottom);
+      } while (refreshAgain);
+    } catch (e) {
+      toast("Could not refresh: " + e.message);
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  function scheduleRefresh() {
+    if (refreshTimer) return;
+    refreshTimer = setTimeout(() => {
+      refreshTimer = null;
+      refresh();
+    }, 25);
+  }
+
+  async function switchUser(userId) {
+    if (!state.byUser[userId]) return;
+    const changed = userId !== state.user;
+    state.user = userId;
+    state.unread.delete(userId);
+    if (changed) {
+      state.threadTs = null;
+      state.modalKey = null;
+      state.homeKey = null;
+      state.msgCache.clear();
+      state.threadCache.clear();
+      $("messages").replaceChildren();
+      $("thread-body").replaceChildren();
+      $("home").replaceChildren();
+      $("modal-overlay").hidden = true;
+      history.replaceState(null, "", "#" + userId);
+    }
+    renderPeople();
+    wantBottom = true;
+    await refresh();
+    if (state.tab === "home") post("/sandbox/home", { user: userId }).catch(() => {});
+    $("composer-input").focus();
+  }
+
+  // ---- composing -------------------------------------------------------------------------------------
+
+  async function send(text, threadTs) {
+    const clean = String(text || "").trim();
+    if (!clean || !state.user) return false;
+    try {
+      const res = await post("/sandbox/message", { user: state.user, text: clean, thread_ts: threadTs || null });
+      if (!threadTs && res && res.ts && !clean.startsWith("/")) {
+        state.threadTs = res.ts; // watch the agent work in the thread
+        state.threadCache.clear();
+      }
+      wantBottom = true;
+      scheduleRefresh();
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  function autosize(area) {
+    area.style.height = "auto";
+    area.style.height = Math.min(area.scrollHeight, 200) + "px";
+  }
+
+  function wireComposer(formId, inputId, threadOf) {
+    const form = $(formId);
+    const area = $(inputId);
+    const submit = async () => {
+      const text = area.value;
+      if (!text.trim()) return;
+      area.value = "";
+      autosize(area);
+      updateSlashHint();
+      const ok = await send(text, threadOf());
+      if (!ok) area.value = text;
+    };
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      submit();
+    });
+    area.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        submit();
+      }
+    });
+    area.addEventListener("input", () => {
+      autosize(area);
+      if (inputId === "composer-input") updateSlashHint();
+    });
+  }
+
+  function updateSlashHint() {
+    const value = $("composer-input").value;
+    const hint = $("slash-hint");
+    if (/^\/\S*$/.test(value) && "/leave".startsWith(value)) {
+      hint.replaceChildren(
+        h(
+          "button",
+          {
+            type: "button",
+            class: "slash-item",
+            onclick: () => {
+              $("composer-input").value = "/leave";
+              hint.hidden = true;
+              $("composer-input").focus();
+            },
+          },
+          h("b", {}, "/leave"),
+          h("span", {}, " [what you need]"),
+          h("small", {}, "Ask for leave — with no text it opens the form · approvals")
+        )
+      );
+      hint.hidden = false;
+    } else {
+      hint.hidden = true;
+    }
+  }
+
+  // ---- live updates -----------------------------------------------------------------------------------
+
+  function connect() {
+    const source = new EventSource("/sandbox/events");
+    source.addEventListener("hello", () => {
+      setLive(true);
+      scheduleRefresh();
+      schedulePeople();
+    });
+    source.onmessage = (e) => {
+      let record;
+      try {
+        record = JSON.parse(e.data);
+      } catch (_) {
+        return;
+      }
+      onChange(record);
+    };
+    source.onerror = () => setLive(false);
+  }
+
+  function onChange(record) {
+    const kind = record.kind || "";
+    if (kind === "overflow") {
+      scheduleRefresh();
+      schedulePeople();
+      return;
+    }
+    if (!record.user || record.user === state.user) scheduleRefresh();
+    else if ((kind === "message.posted" || kind === "stream.started") && !state.unread.has(record.user)) {
+      state.unread.add(record.user);
+      renderPeople();
+    }
+    if (kind.startsWith("message.") || kind === "stream.stopped" || kind === "home.published") schedulePeople();
+  }
+
+  // ---- start ------------------------------------------------------------------------------------------
+
+  function renderTopbar() {
+    const info = state.info;
+    $("ws-name").replaceChildren(h("div", { class: "ws-title" }, info.organisation), h("div", { class: "ws-sub" }, "Approvals sandbox"));
+    const model = info.model.split(" (")[0];
+    const today = new Date(info.today + "T12:00:00").toLocaleDateString([], { weekday: "short", day: "numeric", month: "short", year: "numeric" });
+    const chips = [
+      h("span", { class: "chip-info", title: info.store }, info.persistent ? "Redis store" : "In-process store · not persisted"),
+      h("span", { class: "chip-info", title: info.model }, model.charAt(0).toUpperCase() + model.slice(1)),
+      h("span", { class: "chip-info", title: "The engine's date (APPROVALS_NOW fixes it)" }, "Today: " + today),
+    ];
+    $("topbar-right").replaceChildren(...chips);
+  }
+
+  async function start() {
+    try {
+      state.info = await getJSON("/sandbox/info");
+    } catch (e) {
+      toast("The sandbox is not answering: " + e.message);
+      return;
+    }
+    renderTopbar();
+    await loadPeople();
+    wireComposer("composer", "composer-input", () => null);
+    wireComposer("thread-composer", "thread-input", () => state.threadTs);
+    $("thread-close").addEventListener("click", closeThread);
+    for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => setTab(tab.dataset.tab));
+    $("app-item").addEventListener("click", () => setTab("messages"));
+    const fromHash = decodeURIComponent(location.hash.slice(1));
+    const first = state.byUser[fromHash] ? fromHash : state.info.default_user || (state.people[0] && state.people[0].user_id);
+    connect();
+    if (first) await switchUser(first);
+  }
+
+  window.addEventListener("hashchange", () => {
+    const user = decodeURIComponent(location.hash.slice(1));
+    if (state.byUser[user] && user !== state.user) switchUser(user);
+  });
+
+  start();
+})();
