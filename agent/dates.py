@@ -303,6 +303,11 @@ def _scan(text: str, today: date) -> list[_Found | _Invalid]:
                 value = build(match, today)
             except _Bad as bad:
                 item = _Invalid((start, end), str(bad))
+            except (KeyError, ValueError, OverflowError):
+                # a day past the calendar's end (year 9999) or a word the rules half-matched
+                item = _Invalid(
+                    (start, end), f"I could not read '{match.group(0)}' as a date; {_EXAMPLES}."
+                )
             else:
                 item = _Found(
                     (start, end),
@@ -324,7 +329,14 @@ def _scan(text: str, today: date) -> list[_Found | _Invalid]:
 
 
 # Full-width digits, letters and punctuation to ASCII, one character for one (spans stay valid).
-_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+# Also the letters a case-insensitive match takes for ASCII ones (long s, dotless i, Kelvin
+# sign), so a rule never matches a word its lookup tables do not hold.
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {
+    0x3000: 0x20,
+    0x017F: ord("s"),
+    0x0131: ord("i"),
+    0x212A: ord("k"),
+}
 
 
 def _normalize(text: str) -> str:

@@ -134,3 +134,12 @@ async def test_old_leave_leaves_the_calendar_so_transitions_do_not_slow_down(eng
     assert old.id in {
         x.id for x in await engine.my_requests("zhangsan")
     }  # the person's own history stays
+
+
+async def test_an_unsent_draft_is_its_authors_alone(engine: Engine):
+    """Before Submit, even the approvers on the chain and HR cannot read a draft (its reason may be medical)."""
+    p = await engine.prepare_submit("zhangsan", "leave", SICK_6_DAYS)
+    assert (await engine.get_request(p.request.id, "zhangsan")).fields["reason"] == "flu"
+    for viewer in ("wangfang", "liuyang"):
+        with pytest.raises(NotAllowed):
+            await engine.get_request(p.request.id, viewer)

@@ -31,7 +31,7 @@ def _as_number(value: Any) -> float:
         number = (
             float(str(value).replace(",", "").strip()) if isinstance(value, str) else float(value)
         )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("must be a number") from None
     if not math.isfinite(number):
         raise ValueError("must be a finite number")

@@ -113,6 +113,8 @@ class Queries:
         return {f: v for f, v in zip(fields, values, strict=True) if v is not None}
 
     def may_view(self, request: Request, viewer: str) -> bool:
+        if request.status is RequestStatus.DRAFT:  # an unsent draft is its author's alone
+            return viewer == request.requester
         if viewer == request.requester or request.on_chain(viewer):
             return True
         return READ_ALL_ROLE in self.person(viewer).roles

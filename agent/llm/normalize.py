@@ -47,13 +47,13 @@ def normalize_arguments(
             return {}, raw_text, None
         try:
             value = json.loads(raw_text)
-        except json.JSONDecodeError as e:
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, huge ints, deep nesting
             return {}, raw_text, _invalid_json_error(e)
         # Some servers encode the arguments twice: a JSON string holding the JSON object.
         if isinstance(value, str):
             try:
                 value = json.loads(value)
-            except json.JSONDecodeError as e:
+            except (ValueError, RecursionError) as e:  # JSONDecodeError, huge ints, deep nesting
                 return {}, raw_text, _invalid_json_error(e)
     if value is None:  # "null" from a model calling a tool that takes no arguments
         return {}, raw_text, None
@@ -62,9 +62,14 @@ def normalize_arguments(
     return _decode_nested(value, schema), raw_text, None
 
 
-def _invalid_json_error(e: json.JSONDecodeError) -> str:
+def _invalid_json_error(e: ValueError | RecursionError) -> str:
+    where = (
+        f"{e.msg} at position {e.pos}"
+        if isinstance(e, json.JSONDecodeError)
+        else "too large or too deeply nested"
+    )
     return (
-        f"The arguments are not valid JSON ({e.msg} at position {e.pos}), so the tool was not "
+        f"The arguments are not valid JSON ({where}), so the tool was not "
         'run. Call it again with the arguments as one JSON object, e.g. {"field": "value"}.'
     )
 
@@ -93,7 +98,7 @@ def _decode_nested(value: Any, schema: Mapping[str, Any] | None) -> Any:
         if text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
             try:
                 decoded = json.loads(text)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
                 return value
             if isinstance(decoded, dict | list):
                 return _decode_nested(decoded, schema)
@@ -130,7 +135,7 @@ def tool_calls_from_wire(
     """Normalize `message.tool_calls` from a response; `truncated` marks every call not runnable."""
     calls = []
     for raw in raw_calls:
-        function = raw.get("function")
+        function = raw.get("function") if isinstance(raw, Mapping) else None
         if not isinstance(function, Mapping):
             continue  # not a function call (e.g. OpenAI custom tools): nothing we can run
         calls.append(
@@ -215,7 +220,7 @@ def _json_call(text: str) -> _Found | None:
     """`{"name": …, "arguments": {…}}` (Hermes, Ollama); Llama writes `parameters`."""
     try:
         value = json.loads(strip_fence(text))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
         return None
     return _found_from_object(value)
 
@@ -247,7 +252,7 @@ def _xml_value(text: str, schema: Mapping[str, Any] | None) -> Any:
         return text
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
         return text
     if schema is None and not isinstance(value, dict | list):
         return text
@@ -323,7 +328,7 @@ def _bare_json_calls(text: str, schemas: Schemas) -> list[_Found]:
         return []
     try:
         value = json.loads(body)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
         return []
     candidates = [_found_from_object(v) for v in (value if isinstance(value, list) else [value])]
     if not candidates or any(c is None or c.name not in schemas for c in candidates):

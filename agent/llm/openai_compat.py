@@ -200,7 +200,7 @@ class OpenAICompatModel:
         """The body of a usable response, or the failure it reports."""
         try:
             data: Any = json.loads(text) if text.strip() else None
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
             data = text
         if status < 300:
             if not isinstance(data, dict):

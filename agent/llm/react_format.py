@@ -174,18 +174,18 @@ def _decode_json(raw: str) -> Any:
         return _NOT_JSON
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
         pass
     if text[0] in "{[":
         try:
             return json.JSONDecoder().raw_decode(text)[0]
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
             pass
     fenced = _FENCED.search(text)
     if fenced:
         try:
             return json.loads(fenced.group(1))
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError, huge ints, deep nesting
             pass
     return _NOT_JSON
 

@@ -48,31 +48,40 @@ def thread_key(tenant: str, chat_id: str, root_id: str) -> str:
 
 def message_text(message: dict[str, Any]) -> str | None:
     """The words of a text or rich-text (post) message, mentions dropped; None for other kinds."""
+    raw = message.get("content") if isinstance(message, dict) else None
     try:
-        content = json.loads(message.get("content") or "{}")
-    except ValueError:
+        content = json.loads(raw) if isinstance(raw, str | bytes) and raw else {}
+    except (ValueError, RecursionError):
         return None
     kind = message.get("message_type")
     if kind == "text" and isinstance(content, dict):
         text = str(content.get("text") or "")
     elif kind == "post" and isinstance(content, dict):
         body = content if "content" in content else next(iter(content.values()), {})
-        parts = [body.get("title") or ""] if isinstance(body, dict) else []
-        for line in (body.get("content") or []) if isinstance(body, dict) else []:
+        title = body.get("title") if isinstance(body, dict) else None
+        parts = [title if isinstance(title, str) else ""]
+        lines = body.get("content") if isinstance(body, dict) else None
+        for line in lines if isinstance(lines, list) else []:
             parts.append(
                 "".join(
                     str(el.get("text") or "")
-                    for el in line
+                    for el in (line if isinstance(line, list) else [])
                     if isinstance(el, dict) and el.get("tag") in ("text", "a")
                 )
             )
         text = "\n".join(p for p in parts if p)
     else:
         return None
-    for mention in message.get("mentions") or []:
-        if isinstance(mention, dict) and mention.get("key"):
-            text = text.replace(mention["key"], "")
+    mentions = message.get("mentions")
+    for mention in mentions if isinstance(mentions, list) else []:
+        key = mention.get("key") if isinstance(mention, dict) else None
+        if isinstance(key, str) and key:
+            text = text.replace(key, "")
     return text.strip()
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True)
@@ -86,7 +95,11 @@ class Click:
 
     @classmethod
     def of(cls, event: dict[str, Any]) -> Click:
-        action = event.get("action") or {}
+        def obj(x: Any) -> dict[str, Any]:
+            return x if isinstance(x, dict) else {}
+
+        event = obj(event)
+        action = obj(event.get("action"))
         value = action.get("value")
         if isinstance(value, str):  # a value given as a JSON string
             try:
@@ -95,10 +108,10 @@ class Click:
                 value = {}
         form = action.get("form_value")
         return cls(
-            open_id=str((event.get("operator") or {}).get("open_id") or ""),
+            open_id=str(obj(event.get("operator")).get("open_id") or ""),
             value=value if isinstance(value, dict) else {},
             form=form if isinstance(form, dict) else {},
-            message_id=(event.get("context") or {}).get("open_message_id"),
+            message_id=_str_or_none(obj(event.get("context")).get("open_message_id")),
         )
 
 
@@ -176,7 +189,7 @@ class FeishuBot:
         """
         try:
             body = json.loads(raw)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:  # not JSON, or nested too deep to read
             raise CallbackRejected("the body is not JSON", 400) from e
         if not isinstance(body, dict):
             raise CallbackRejected("the body is not a JSON object", 400)
@@ -185,7 +198,7 @@ class FeishuBot:
                 raise CallbackRejected("an encrypted body, but FEISHU_ENCRYPT_KEY is not set", 400)
             try:
                 body = json.loads(decrypt(str(body["encrypt"]), self._key))
-            except ValueError as e:
+            except (ValueError, RecursionError) as e:
                 raise CallbackRejected("the decrypted body is not JSON", 400) from e
             if not isinstance(body, dict):
                 raise CallbackRejected("the decrypted body is not a JSON object", 400)

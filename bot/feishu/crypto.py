@@ -94,8 +94,12 @@ def verify_signature(
         raise CallbackRejected("the request timestamp is not a number") from None
     if abs(now - stamp) > max_skew_s:
         raise CallbackRejected("the request timestamp is too old or in the future")
-    expected = signature(ts, nonce, encrypt_key, raw_body)
-    if not hmac.compare_digest(expected.encode(), sig.strip().lower().encode()):
+    try:
+        expected = signature(ts, nonce, encrypt_key, raw_body)
+        given = sig.strip().lower().encode()
+    except UnicodeEncodeError:  # aiohttp maps undecodable header bytes to lone surrogates
+        raise CallbackRejected("the signature headers are not readable text") from None
+    if not hmac.compare_digest(expected.encode(), given):
         raise CallbackRejected("the signature does not match")
 
 
@@ -115,5 +119,11 @@ def check_token(payload: Mapping[str, Any], verification_token: str) -> None:
         CallbackRejected: (401) no token, or not ours.
     """
     token = body_token(payload)
-    if token is None or not hmac.compare_digest(token.encode(), verification_token.encode()):
+    try:
+        ours = token is not None and hmac.compare_digest(
+            token.encode(), verification_token.encode()
+        )
+    except UnicodeEncodeError:  # a token with a lone surrogate is not ours either
+        ours = False
+    if not ours:
         raise CallbackRejected("the verification token does not match")

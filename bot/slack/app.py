@@ -64,17 +64,40 @@ class Click:
     trigger_id: str | None
 
     @classmethod
-    def of(cls, body: dict[str, Any]) -> Click:
-        container = body.get("container") or {}
-        message = body.get("message") or {}
+    def of(cls, body: Any) -> Click:
+        """Read a block_actions payload.
+
+        Raises:
+            ValueError: the payload has no user or no action (not a button click).
+        """
+
+        def obj(value: Any) -> dict[str, Any]:
+            return value if isinstance(value, dict) else {}
+
+        body = obj(body)
+        user, team = obj(body.get("user")), obj(body.get("team"))
+        actions = body.get("actions")
+        first = actions[0] if isinstance(actions, list) and actions else None
+        action = obj(first)
+        if not isinstance(user.get("id"), str) or not isinstance(first, dict):
+            raise ValueError("not a button click: the payload has no user or no action")
+        container, message, channel = (
+            obj(body.get("container")),
+            obj(body.get("message")),
+            obj(body.get("channel")),
+        )
+
+        def text(value: Any) -> str | None:
+            return value if isinstance(value, str) else None
+
         return cls(
-            team=(body.get("team") or {}).get("id") or body.get("user", {}).get("team_id", ""),
-            user=body["user"]["id"],
-            value=body["actions"][0].get("value", ""),
-            channel=container.get("channel_id") or (body.get("channel") or {}).get("id"),
-            ts=container.get("message_ts") or message.get("ts"),
-            thread_ts=message.get("thread_ts"),
-            trigger_id=body.get("trigger_id"),
+            team=text(team.get("id")) or text(user.get("team_id")) or "",
+            user=user["id"],
+            value=text(action.get("value")) or "",
+            channel=text(container.get("channel_id")) or text(channel.get("id")),
+            ts=text(container.get("message_ts")) or text(message.get("ts")),
+            thread_ts=text(message.get("thread_ts")),
+            trigger_id=text(body.get("trigger_id")),
         )
 
 
@@ -164,7 +187,11 @@ class SlackBot:
 
     async def _clicker(self, body: dict[str, Any]) -> tuple[Click, Person] | None:
         """The click and the person who made it; someone unknown is told so privately."""
-        click = Click.of(body)
+        try:
+            click = Click.of(body)
+        except ValueError as e:
+            log.warning("slack_click_unreadable", error=str(e))
+            return None
         person = await self._person(click.team, click.user)
         if person is None:
             await self._ephemeral(click.channel, click.user, not_in_directory("en", self.hr_name))

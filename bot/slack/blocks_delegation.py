@@ -69,11 +69,17 @@ def parse_delegation_form(values: Mapping[str, Any]) -> dict[str, Any]:
     """view.state.values → {delegate, start, end, reason} (missing values → None)."""
 
     def get(block: str) -> Mapping[str, Any]:
-        return (values.get(block) or {}).get(block) or {}
+        outer = values.get(block) if isinstance(values, Mapping) else None
+        inner = outer.get(block) if isinstance(outer, Mapping) else None
+        return inner if isinstance(inner, Mapping) else {}
 
+    def text(value: Any) -> str | None:
+        return value if isinstance(value, str) else None
+
+    selected = get("delegate").get("selected_option")
     return {
-        "delegate": (get("delegate").get("selected_option") or {}).get("value"),
-        "start": get("start").get("selected_date"),
-        "end": get("end").get("selected_date"),
-        "reason": get("reason").get("value"),
+        "delegate": text(selected.get("value")) if isinstance(selected, Mapping) else None,
+        "start": text(get("start").get("selected_date")),
+        "end": text(get("end").get("selected_date")),
+        "reason": text(get("reason").get("value")),
     }

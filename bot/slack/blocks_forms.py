@@ -238,10 +238,11 @@ def parse_leave_form(state_values: Mapping[str, Any]) -> dict[str, Any]:
     The half days are always booleans: an unticked box is False.
     """
     selected = _state(state_values, "leave_type").get("selected_option")
+    options = _state(state_values, "halves").get("selected_options")
     ticked = {
         o.get("value")
-        for o in _state(state_values, "halves").get("selected_options") or []
-        if isinstance(o, Mapping)
+        for o in (options if isinstance(options, list) else [])
+        if isinstance(o, Mapping) and isinstance(o.get("value"), str)
     }
     reason = _state(state_values, "reason").get("value")
     return {
