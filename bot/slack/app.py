@@ -204,7 +204,14 @@ class SlackBot:
         """A DM to the bot: start (or continue) the thread's conversation in the background."""
         if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
             return
-        if not await self._first_time(body.get("event_id")):
+        try:
+            first = await self._first_time(body.get("event_id"))
+        except (redis.exceptions.RedisError, OSError) as e:
+            # the store is down: the turn below will fail too and tell the person so; staying
+            # silent would leave them with no answer at all
+            log.error("slack_dedupe_unavailable", error=repr(e)[:200])
+            first = True
+        if not first:
             log.info("slack_event_duplicate", event_id=body.get("event_id"))
             return
         text = (event.get("text") or "").strip()
