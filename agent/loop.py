@@ -296,8 +296,20 @@ class Agent:
                 continue
 
             new.append(response.to_message())
-            stop = False
+            stop, stop_reason = False, StopReason.REPEATED_CALL
             for call in response.tool_calls:
+                if not call.name:  # a text-ReAct reply in the wrong format: repair, not a repeat
+                    repairs += 1
+                    if repairs > limits.format_repairs:
+                        stop = True
+                        stop_reason = StopReason.EMPTY_REPLY
+                    new.append(
+                        Message.tool_result(
+                            call,
+                            failed("invalid_format", call.error or "Invalid format.").to_json(),
+                        )
+                    )
+                    continue
                 sig = _signature(call)
                 repeats = repeats + 1 if sig == last_sig else 1
                 last_sig = sig
@@ -306,7 +318,7 @@ class Agent:
                 yield emit(ToolStarted(step, call.id, call.name, title, masked(call.arguments)))
                 t1 = time.perf_counter()
                 if repeats >= 3:
-                    stop = True
+                    stop, stop_reason = True, StopReason.REPEATED_CALL
                     obs = failed(
                         "repeated_call", "Stopped: the same call was made three times in a row."
                     )
@@ -340,9 +352,7 @@ class Agent:
                     )
                 new.append(Message.tool_result(call, self._clip(obs.to_json())))
             if stop:
-                answer = final(
-                    _stop_text(StopReason.REPEATED_CALL, locale), StopReason.REPEATED_CALL, step
-                )
+                answer = final(_stop_text(stop_reason, locale), stop_reason, step)
 
         if answer.stop_reason is not StopReason.FINAL:
             new.append(Message(role="assistant", content=answer.text))

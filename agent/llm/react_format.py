@@ -72,6 +72,14 @@ def render_react_instructions(tools: Sequence[ToolSpec], *, tool_choice: str = "
     return text
 
 
+# The format example's own words: a reply that only repeats them is not an answer.
+_PLACEHOLDERS = frozenset({"your reply to the person", "your reply to the person."})
+MISSING_FINAL_ANSWER_TEXT = (
+    "Invalid format: 'Final Answer:' must be followed by your actual reply to the person, "
+    "not the example text."
+)
+
+
 @dataclass(frozen=True)
 class ReactReply:
     """One parsed ReAct block: a tool call (possibly carrying a format error) or a final answer."""
@@ -114,7 +122,15 @@ def parse_react_reply(
         return ReactReply(thought=thought, final_answer=None, tool_call=call)
     if "final answer" in kinds:
         i = kinds.index("final answer")
-        return ReactReply(thought=thought, final_answer=value(i), tool_call=None)
+        answer = value(i)
+        if answer.strip().lower() not in _PLACEHOLDERS:
+            return ReactReply(thought=thought, final_answer=answer, tool_call=None)
+        # a small model copied the format example instead of answering: ask again
+        return ReactReply(
+            thought=thought,
+            final_answer=None,
+            tool_call=ToolCall(new_call_id(), "", {}, "", MISSING_FINAL_ANSWER_TEXT),
+        )
     error = ToolCall(new_call_id(), "", {}, "", MISSING_ACTION_OR_ANSWER)
     return ReactReply(thought=thought, final_answer=None, tool_call=error)
 

@@ -347,3 +347,31 @@ async def test_a_delegation_is_proposed_and_set_only_on_the_click(env):
     assert await engine.delegations() == []
     outcome = await engine.confirm(proposal.pending_id, "wangfang")
     assert outcome.delegation is not None and outcome.delegation.delegate == "lisi"
+
+
+async def test_react_format_errors_use_the_repair_budget_not_the_repeat_detector(env):
+    """A text-ReAct reply without an action name is repaired; past the budget the turn ends as 'could not answer'."""
+    from agent.messages import ToolCall
+
+    engine, memory = env
+
+    def broken() -> ModelResponse:
+        bad = ToolCall("c", "", {}, "", "Invalid format: missing 'Action:' or 'Final Answer:'")
+        return ModelResponse("You can reply with: Thought: …", (bad,), "stop", Usage())
+
+    model = ScriptedModel([broken(), broken(), broken()])
+    events = await run(Agent(model, engine, memory, limits=Limits(format_repairs=2)), "hi")
+    fin = final_of(events)
+    assert fin.stop_reason is StopReason.EMPTY_REPLY
+    obs = json.loads(model.calls[1].messages[-1].content)
+    assert obs["error"] == "invalid_format" and "Action" in obs["message"]
+
+
+def test_the_react_example_text_is_not_taken_as_an_answer():
+    """'Final Answer: your reply to the person' (the format example copied) is a format error."""
+    from agent.llm.react_format import parse_react_reply
+
+    reply = parse_react_reply(
+        "Thought: why you can answer now\nFinal Answer: your reply to the person", []
+    )
+    assert reply.final_answer is None and reply.tool_call is not None and reply.tool_call.error
