@@ -147,7 +147,7 @@ class FeishuBot:
         self.runtime = runtime
         self.engine = runtime.engine
         self.client = client
-        self.tasks = tasks or BackgroundTasks()
+        self.tasks = tasks if tasks is not None else BackgroundTasks()
         self._token = verification_token
         self._key = encrypt_key or None
         self._clock = clock

@@ -1,7 +1,9 @@
 """The page's JSON API under /sandbox/ and its live change feed (server-sent events).
 
-    GET  /sandbox/info                 team, bot, store and model in use, the suggested first person
-    GET  /sandbox/people               the directory: names, titles, teams, pending approvals
+    GET  /sandbox/info                 team, bot, store and model in use, the suggested first person,
+                                       the Feishu app
+    GET  /sandbox/people               the directory: names, titles, teams, Slack and Feishu ids,
+                                       pending approvals
     GET  /sandbox/snapshot?user=U…     what that person's Slack client shows (the stand-in's snapshot)
     GET  /sandbox/events               server-sent events: one small record per stand-in change
     POST /sandbox/message              {user, text, thread_ts?}: a DM (text starting "/" runs a command)
@@ -14,6 +16,7 @@
 
 Everything a person does goes to the bot signed, through `SlackSimulator`; the page then
 sees what the bot did through the stand-in (snapshot + change feed), as a Slack client would.
+The same person's Feishu chat has its own endpoints under /sandbox/feishu/ (`bot.sandbox.feishu`).
 """
 
 from __future__ import annotations
@@ -147,6 +150,7 @@ class SandboxApi:
                 "persistent": self.sandbox.runtime.persistent,
                 "default_user": self._default_user(),
                 "today": engine.clock.now().date().isoformat(),
+                "feishu": self.sandbox.feishu.info(),
             }
         )
 
@@ -180,6 +184,7 @@ class SandboxApi:
             out.append(
                 {
                     "user_id": p.slack_user_id,
+                    "feishu_open_id": p.feishu_open_id,
                     "id": p.id,
                     "name": p.name,
                     "title": p.title,

@@ -1,14 +1,19 @@
-"""`approvals-bot sandbox`: the real bot, the Slack stand-in, the worker and the web page on one port.
+"""`approvals-bot sandbox`: the real bots, the Slack and Feishu stand-ins, the worker and the page on one port.
 
     /                 the page (static files from bot/sandbox/static/, no build step)
     /static/...       its CSS and JavaScript
-    /api/{method}     the Slack Web API stand-in the bot's AsyncWebClient talks to
-    /slack/events     the bot's Request URL (events, /leave, interactions), signature-checked
+    /api/{method}     the Slack Web API stand-in the Slack bot's AsyncWebClient talks to
+    /slack/events     the Slack bot's Request URL (events, /leave, interactions), signature-checked
+    /feishu-api/...   the Feishu open-API stand-in the Feishu bot's client talks to
+    /feishu/events    the Feishu bot's event and card-callback URL (encrypted and signed)
     /healthz          the bot's health check
-    /sandbox/...      the page's JSON API and its live change feed (server-sent events)
+    /sandbox/...      the page's JSON API and its live change feeds (server-sent events)
 
-The sandbox makes its own signing secret and bot token at start; what a person does on the
-page is signed and POSTed to /slack/events by `SlackSimulator`, exactly as Slack would.
+The sandbox makes its own signing secret and bot token, and its Feishu app id, secret,
+verification token and Encrypt Key, at start; what a person does on the page is signed and
+POSTed to /slack/events by `SlackSimulator` (or encrypted, signed and POSTed to
+/feishu/events by `FeishuSimulator`), exactly as Slack (or Feishu) would. The notifier
+delivers to both: a person with a Slack id and a Feishu open_id hears on both.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ from aiohttp import web
 
 from bot.runtime import Runtime, build_runtime
 from bot.sandbox.api import SandboxApi
+from bot.sandbox.feishu import SandboxFeishu
 from bot.sandbox.simulator import SlackSimulator
-from bot.serve import notifier_for, web_app
+from bot.serve import make_app, make_notifier
 from bot.settings import Settings, SettingsError
 from bot.slack.app import SlackBot
 from bot.slack.client import make_client
@@ -66,6 +72,18 @@ def register_people(standin: SlackStandIn, directory: Directory) -> int:
         )
         count += 1
     return count
+
+
+def without_feishu(settings: Settings) -> Settings:
+    """The settings with any FEISHU_* app removed: the sandbox's Feishu is its own stand-in."""
+    return settings.model_copy(
+        update={
+            "feishu_app_id": None,
+            "feishu_app_secret": None,
+            "feishu_verification_token": None,
+            "feishu_encrypt_key": None,
+        }
+    )
 
 
 def describe_store(settings: Settings) -> str:
@@ -125,6 +143,11 @@ class Sandbox:
         self.people = register_people(self.standin, runtime.engine.directory)
         self.client = make_client(self.token, PLACEHOLDER_URL)
         self.bot = SlackBot(runtime, self.client, self.signing_secret, streaming=streaming)
+        # The same person's Feishu: the real Feishu bot over its own stand-in, on this port.
+        self.feishu = SandboxFeishu(
+            runtime, self.bot.tasks, clock=lambda: engine_clock.now().timestamp()
+        )
+        self.settings = without_feishu(runtime.settings)
         self.simulator: SlackSimulator | None = None
         self.base_url: str | None = None
         self.api = SandboxApi(self, store=store, model=model)
@@ -134,8 +157,11 @@ class Sandbox:
         self._runner: web.AppRunner | None = None
 
     def _build_app(self) -> web.Application:
-        app = web_app(self.bot)  # POST /slack/events, GET /healthz, drains the bot's tasks
+        # POST /slack/events, GET /healthz, drains the bots' tasks (no FEISHU_* app from the
+        # environment: the Feishu bot here is the sandbox's own, over its stand-in)
+        app = make_app(self.runtime, self.settings, self.bot, self.bot.tasks)
         self.standin.add_to(app, "/api/")
+        self.feishu.add_to(app)
         self.api.add_to(app)
         app.router.add_get("/", self._index)
         app.router.add_static("/static", STATIC)
@@ -155,6 +181,7 @@ class Sandbox:
         self.base_url = base
         self.standin.base_url = base
         self.client.base_url = self.standin.api_url
+        self.feishu.bind(base)
         if self.simulator is not None:
             self.simulator.events_url = f"{base}/slack/events"
         else:
@@ -171,8 +198,15 @@ class Sandbox:
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def _start_worker(self, _: web.Application) -> None:
-        """The worker in this process: the notifier (outbox → DMs, cards) and the scheduler."""
-        notifier = notifier_for(self.bot, f"sandbox:{secrets.token_hex(4)}")
+        """The worker in this process: the notifier (outbox → DMs, cards) and the scheduler.
+
+        It delivers to Slack and to the Feishu stand-in, as `approvals-bot worker` does when
+        both platforms are configured.
+        """
+        notifier = make_notifier(
+            self.runtime, self.settings, self.bot, f"sandbox:{secrets.token_hex(4)}"
+        )
+        notifier.deliveries.append(self.feishu.delivery)
         scheduler = Scheduler(self.runtime.engine)
         self._worker_stop.clear()
         self._worker = asyncio.create_task(
@@ -182,6 +216,7 @@ class Sandbox:
 
     async def _close_streams(self, _: web.Application) -> None:
         await self.api.close_streams()
+        await self.feishu.close_streams()
 
     async def _cleanup(self, _: web.Application) -> None:
         self._worker_stop.set()
@@ -192,6 +227,7 @@ class Sandbox:
             self._worker = None
         if self.simulator is not None:
             await self.simulator.close()
+        await self.feishu.close()
 
     async def start(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> str:
         """Serve on host:port (0 picks a free port); returns the page's URL."""
@@ -252,7 +288,8 @@ async def run_sandbox(settings: Settings, host: str = "127.0.0.1", port: int = D
     print(f"Sandbox running at {url}  (Ctrl+C to stop)", flush=True)
     print(f"{describe_store(settings)} · {describe_model(settings)}{clock}", flush=True)
     print(
-        f"{sandbox.people} people from the directory; pick one on the page and DM the bot.",
+        f"{sandbox.people} people from the directory ({sandbox.feishu.people} also on Feishu); "
+        "pick one on the page and DM the bot, in Slack or 飞书.",
         flush=True,
     )
     try:

@@ -134,7 +134,7 @@ class SlackBot:
         self.engine = runtime.engine
         self.client = client
         self.streaming = streaming
-        self.tasks = tasks or BackgroundTasks()
+        self.tasks = tasks if tasks is not None else BackgroundTasks()
         self.identity = SlackIdentity(self.engine.directory, runtime.redis, client)
         self.app = AsyncApp(
             client=client, signing_secret=signing_secret, process_before_response=True

@@ -52,7 +52,9 @@ async def test_claiming_to_be_the_approver_does_not_let_the_requester_approve(en
         ],
     )
     [obs] = observations(model)
-    assert obs["ok"] is False and obs["error"] == "not_allowed" and "自己的申请" in obs["message"]  # in the language asked in
+    assert (
+        obs["ok"] is False and obs["error"] == "not_allowed" and "自己的申请" in obs["message"]
+    )  # in the language asked in
     assert await engine.store.redis.xlen(engine.keys.outbox) == before
     assert (await engine.get_request(req.id, "zhangsan")).current_step == 0
 

@@ -3,6 +3,8 @@
  * State comes from the stand-in (GET /sandbox/snapshot); every change to it arrives as a
  * server-sent event and triggers a fresh snapshot, rendered with keyed, per-message updates.
  * What the person does goes to /sandbox/... and from there to the bot, signed like Slack.
+ * The "Slack | 飞书" switch shows the same person's Feishu chat instead (feishu.js); the URL's
+ * hash is the person (#U0…) or, on Feishu, #feishu/U0….
  */
 "use strict";
 
@@ -18,6 +20,7 @@
     user: null,
     snap: null,
     tab: "messages",
+    platform: "slack",
     threadTs: null,
     unread: new Set(),
     modalKey: null,
@@ -25,6 +28,9 @@
     msgCache: new Map(),
     threadCache: new Map(),
   };
+
+  let feishu = null; // the Feishu view (feishu.js), made at start
+  let slackLive = false;
 
   const PALETTE = ["#e8912d", "#2bac76", "#1264a3", "#9f69a8", "#e01e5a", "#4a154b", "#3aa3e3", "#c77d14", "#5b8a72", "#c25e8e", "#0b8484", "#7b5ea7"];
   const GROUP_WINDOW_S = 300;
@@ -157,6 +163,13 @@
   }
 
   function setLive(on) {
+    slackLive = on;
+    showLive();
+  }
+
+  /** The live dot follows the feed of the platform on show. */
+  function showLive() {
+    const on = state.platform === "feishu" && feishu ? feishu.isLive() : slackLive;
     const el = $("live");
     el.textContent = on ? "live" : "reconnecting…";
     el.classList.toggle("on", on);
@@ -713,6 +726,7 @@
       }
     }
     $("people").replaceChildren(...nodes);
+    if (feishu) feishu.renderPeople();
     const p = me();
     $("me").replaceChildren(
       ...(p
@@ -758,7 +772,7 @@
     renderModal();
     renderHome();
     const p = me();
-    document.title = p ? `approvals · ${p.name} · sandbox` : "approvals · sandbox";
+    if (state.platform === "slack") document.title = p ? `approvals · ${p.name} · sandbox` : "approvals · sandbox";
     $("channel-sub").textContent = p && p.locale === "zh" ? "请假与审批助手 · Your assistant for leave and approvals" : "Your assistant for leave and approvals";
   }
 
@@ -818,13 +832,51 @@
       $("thread-body").replaceChildren();
       $("home").replaceChildren();
       $("modal-overlay").hidden = true;
-      history.replaceState(null, "", "#" + userId);
     }
+    history.replaceState(null, "", "#" + hashFor(userId));
     renderPeople();
+    if (state.platform === "feishu" && feishu) feishu.userChanged();
     wantBottom = true;
     await refresh();
     if (state.tab === "home") post("/sandbox/home", { user: userId }).catch(() => {});
-    $("composer-input").focus();
+    if (state.platform === "slack") $("composer-input").focus();
+  }
+
+  // ---- Slack | 飞书 -----------------------------------------------------------------------------------
+
+  function hashFor(userId) {
+    return (state.platform === "feishu" ? "feishu/" : "") + userId;
+  }
+
+  function parseHash() {
+    const raw = decodeURIComponent(location.hash.slice(1));
+    const onFeishu = raw.startsWith("feishu/");
+    return { platform: onFeishu ? "feishu" : "slack", user: onFeishu ? raw.slice(7) : raw };
+  }
+
+  function setPlatform(platform) {
+    if (platform === "feishu" && !feishu) platform = "slack";
+    state.platform = platform;
+    const onFeishu = platform === "feishu";
+    for (const el of document.querySelectorAll(".platform")) {
+      const active = el.dataset.platform === platform;
+      el.classList.toggle("active", active);
+      el.setAttribute("aria-selected", String(active));
+    }
+    document.body.classList.toggle("platform-feishu", onFeishu);
+    $("slack-workspace").hidden = onFeishu;
+    $("feishu").hidden = !onFeishu;
+    $("topbar-search").textContent = onFeishu
+      ? "Approvals sandbox — 飞书 · everything runs on this machine"
+      : "Approvals sandbox — everything runs on this machine";
+    if (state.user) history.replaceState(null, "", "#" + hashFor(state.user));
+    if (onFeishu) feishu.show();
+    else {
+      if (feishu) feishu.hide();
+      render(true);
+      $("composer-input").focus();
+    }
+    showLive();
   }
 
   // ---- composing -------------------------------------------------------------------------------------
@@ -971,14 +1023,29 @@
     $("thread-close").addEventListener("click", closeThread);
     for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => setTab(tab.dataset.tab));
     $("app-item").addEventListener("click", () => setTab("messages"));
-    const fromHash = decodeURIComponent(location.hash.slice(1));
-    const first = state.byUser[fromHash] ? fromHash : state.info.default_user || (state.people[0] && state.people[0].user_id);
+    if (window.Feishu) {
+      feishu = window.Feishu.create({
+        info: () => state.info,
+        people: () => state.people,
+        person: () => me(),
+        switchUser: (userId) => switchUser(userId),
+        peopleChanged: () => schedulePeople(),
+        liveChanged: () => showLive(),
+      });
+    } else {
+      $("platform-feishu").hidden = true;
+    }
+    for (const el of document.querySelectorAll(".platform")) el.addEventListener("click", () => setPlatform(el.dataset.platform));
+    const fromHash = parseHash();
+    const first = state.byUser[fromHash.user] ? fromHash.user : state.info.default_user || (state.people[0] && state.people[0].user_id);
     connect();
+    if (fromHash.platform === "feishu") setPlatform("feishu");
     if (first) await switchUser(first);
   }
 
   window.addEventListener("hashchange", () => {
-    const user = decodeURIComponent(location.hash.slice(1));
+    const { platform, user } = parseHash();
+    if (platform !== state.platform) setPlatform(platform);
     if (state.byUser[user] && user !== state.user) switchUser(user);
   });
 
