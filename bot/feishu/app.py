@@ -24,13 +24,13 @@ from aiohttp import web
 from agent.i18n import detect_locale, t
 from agent.tools.describe import what
 from bot.feishu import cards
-from bot.feishu._wording import name_of, not_in_directory, outcome_text
 from bot.feishu.client import FeishuClient
 from bot.feishu.crypto import MAX_SKEW_S, check_token, decrypt, verify_signature
 from bot.feishu.errors import CallbackRejected, FeishuError
 from bot.feishu.turns import CardThread
 from bot.runtime import Runtime
 from bot.tasks import BackgroundTasks
+from bot.wording import name_of, not_in_directory, outcome_text
 from workflow.config import Person
 from workflow.errors import StoreUnavailable, WorkflowError
 from workflow.keys import event_seen

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from agent.events import ProposalReady
 from agent.i18n import fmt_days, fmt_range, t
 from agent.tools.describe import what, where_it_is
-from bot.feishu._wording import (
+from bot.wording import (
     confirm_label,
     days_text,
     decision_text,

@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.i18n import detect_locale, t
 from agent.tools.describe import what
+from bot import wording
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_delegation
 from bot.slack.identity import SlackIdentity
@@ -111,11 +112,7 @@ def thread_key(team_id: str, channel: str, thread_ts: str) -> str:
 
 
 def not_in_directory(locale: str, hr: str) -> str:
-    return t(
-        locale,
-        f"Sorry — your Slack account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
-        f"抱歉，你的 Slack 账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
-    )
+    return wording.not_in_directory(locale, hr, "Slack")
 
 
 class SlackBot:

@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import (
 )
 
 from agent.i18n import fmt_date, t
+from bot.wording import leave_type_name
 from workflow.config import FieldDef, FieldType, ProcessDef
 from workflow.engine import Engine
 
@@ -151,14 +152,6 @@ def message(fallback: str, blocks: list[Block]) -> SlackMessage:
 # --- wording shared by the cards, forms and the Home tab -------------------------------------
 
 
-def name_of(engine: Engine, person_id: str | None) -> str:
-    """A person's display name; the id itself for someone no longer in the directory."""
-    if not person_id:
-        return "?"
-    person = engine.directory.find(person_id)
-    return person.name if person is not None else person_id
-
-
 def fmt_time(at: datetime | None) -> str:
     """'2026-12-02 09:00' (in the time zone it was recorded in: the decider's)."""
     return f"{at:%Y-%m-%d %H:%M}" if at is not None else "?"
@@ -178,17 +171,6 @@ def step_of(index: int, total: int, name: str | None, locale: str) -> str:
 def lower_first(text: str) -> str:
     """'Step 1 of 2 (Manager)' → 'step 1 of 2 (Manager)', for use mid-sentence."""
     return text[:1].lower() + text[1:]
-
-
-def days_text(days: float, locale: str) -> str:
-    n = f"{days:g}"
-    return t(locale, f"{n} day" + ("" if days == 1 else "s"), f"{n} 天")
-
-
-def leave_type_name(engine: Engine | None, key: str, locale: str) -> str:
-    if engine is not None and (lt := engine.config.leave_types_by_key.get(key)) is not None:
-        return lt.display_name(locale)
-    return key.replace("_", " ").capitalize()
 
 
 def process_of(engine: Engine | None, key: str | None) -> ProcessDef | None:

@@ -9,6 +9,7 @@ from slack_sdk.models.blocks import Block
 
 from agent.i18n import fmt_days, fmt_range, t
 from agent.tools.describe import status_text, what, where_it_is
+from bot import wording
 from bot.slack.blocks_base import (
     LIST_MAX,
     SECTION_TEXT_MAX,
@@ -18,22 +19,19 @@ from bot.slack.blocks_base import (
     button,
     confirm_dialog,
     context,
-    days_text,
     escape,
     field_label,
     field_value,
     fields_section,
     fmt_time,
     header,
-    leave_type_name,
-    lower_first,
     message,
-    name_of,
     process_of,
     section,
     step_of,
     truncate,
 )
+from bot.wording import days_text, leave_type_name, name_of, step_name
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, Step, StepStatus
 from workflow.queries import OutEntry, RequestView
@@ -116,10 +114,6 @@ def routed_text(step: Step, engine: Engine, locale: str) -> str | None:
     if "delegated" in step.routed_reason:
         return f"{approver} 已委托 {holder} 代为审批。"
     return f"{approver} 休假中，已转交 {holder} 审批。"
-
-
-def step_name(step: Step, locale: str) -> str:
-    return step.name_zh if locale == "zh" else step.name
 
 
 def _title(req: Request, engine: Engine, locale: str) -> str:
@@ -299,80 +293,6 @@ def approval_card_closed(
 # --- the requester's DMs --------------------------------------------------------------------
 
 
-def _open_step_line(req: Request, engine: Engine, locale: str) -> str | None:
-    step = req.open_step()
-    if step is None:
-        return None
-    holder = name_of(engine, step.assignee or step.approver)
-    return t(
-        locale,
-        f"{holder}, {_step_phrase(step.index, len(req.steps), step_name(step, locale), locale)}",
-        f"{holder}（{_step_phrase(step.index, len(req.steps), step_name(step, locale), locale)}）",
-    )
-
-
-def _step_phrase(index: int, total: int, name: str | None, locale: str) -> str:
-    """'step 1 of 2 (Manager)' / '第 1/2 步，直属主管': a step inside a sentence."""
-    if locale == "zh":
-        return f"第 {index + 1}/{total} 步" + (f"，{name}" if name else "")
-    return lower_first(step_of(index, total, name, locale))
-
-
-def _headline(
-    event_type: str, req: Request, engine: Engine, locale: str, data: dict[str, Any]
-) -> tuple[str, str]:
-    """(emoji, raw headline) of a requester DM."""
-    now = _open_step_line(req, engine, locale)
-    by = name_of(engine, data.get("by")) if data.get("by") else None
-    match event_type:
-        case "request_submitted":
-            if now is None and req.status is RequestStatus.APPROVED:
-                return ":white_check_mark:", t(
-                    locale,
-                    "Your request was submitted and approved automatically.",
-                    "你的申请已提交，并已自动批准。",
-                )
-            if now is None:
-                return ":outbox_tray:", t(locale, "Your request was submitted.", "你的申请已提交。")
-            return ":outbox_tray:", t(
-                locale, f"Your request went to {now}.", f"你的申请已提交给 {now} 审批。"
-            )
-        case "step_approved":
-            index = int(data.get("step", 0))
-            name = step_name(req.steps[index], locale) if index < len(req.steps) else None
-            where = _step_phrase(index, len(req.steps), name, locale)
-            text = t(
-                locale,
-                f"{by or '?'} approved {where} of your request.",
-                f"{by or '?'} 已批准你的申请（{where}）。",
-            )
-            if now is not None:
-                text += t(locale, f" Next: {now}.", f"下一步：{now}。")
-            return ":white_check_mark:", text
-        case "request_approved":
-            return ":tada:", t(locale, "Your request is approved.", "你的申请已批准。")
-        case "request_rejected":
-            return ":x:", t(
-                locale, f"{by or '?'} rejected your request.", f"{by or '?'} 驳回了你的申请。"
-            )
-        case "request_withdrawn":
-            return ":leftwards_arrow_with_hook:", t(
-                locale, "You withdrew this request.", "你已撤回此申请。"
-            )
-        case "reminder_sent":
-            to = name_of(engine, data.get("assignee")) if data.get("assignee") else now or "?"
-            return ":alarm_clock:", t(locale, f"Reminder sent to {to}.", f"已提醒 {to}。")
-        case "task_assigned" | "step_escalated" if now is not None:
-            return ":arrow_right:", t(
-                locale, f"Your request is now with {now}.", f"你的申请现由 {now} 审批。"
-            )
-    return "", t(
-        locale,
-        f"Your request is {where_it_is(req, engine.directory, locale)}.",
-        f"你的申请：{where_it_is(req, engine.directory, locale)}。",
-    )
-
-
 def _detail(event_type: str, locale: str, data: dict[str, Any]) -> str | None:
     """The comment, reason or note that comes with an event (escaped), if any."""
     key = {"request_withdrawn": "reason", "reminder_sent": "note"}.get(event_type, "comment")
@@ -389,11 +309,25 @@ def _detail(event_type: str, locale: str, data: dict[str, Any]) -> str | None:
     return truncate(f"*{label}*\n{escape(value.strip())}", SECTION_TEXT_MAX)
 
 
+# The emoji that leads a requester DM, by (event, outcome) first, else by outcome.
+_OUTCOME_EMOJI = {
+    ("request_submitted", "info"): ":outbox_tray:",
+    ("request_approved", "approved"): ":tada:",
+    ("reminder_sent", "info"): ":alarm_clock:",
+    ("task_assigned", "info"): ":arrow_right:",
+    ("step_escalated", "info"): ":arrow_right:",
+    "approved": ":white_check_mark:",
+    "rejected": ":x:",
+    "withdrawn": ":leftwards_arrow_with_hook:",
+}
+
+
 def requester_dm(
     event_type: str, request: Request, engine: Engine, locale: str, data: dict[str, Any]
 ) -> SlackMessage:
     """The requester's DM for an outbox event: submitted, step approved, approved, rejected, …"""
-    emoji, headline = _headline(event_type, request, engine, locale, data)
+    outcome, headline = wording.headline(event_type, request, engine, locale, data)
+    emoji = _OUTCOME_EMOJI.get((event_type, outcome), _OUTCOME_EMOJI.get(outcome, ""))
     it = what(request, engine.config, locale)
     mark = f"{emoji} " if emoji else ""
     blocks: list[Block] = [section(truncate(f"{mark}*{escape(headline)}*\n{escape(it)}", 3000))]

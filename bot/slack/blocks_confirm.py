@@ -15,20 +15,18 @@ from bot.slack.blocks_base import (
     actions,
     button,
     context,
-    days_text,
     escape,
     field_label,
     field_value,
     fields_section,
-    leave_type_name,
     lower_first,
     message,
-    name_of,
     process_of,
     section,
     step_of,
     truncate,
 )
+from bot.wording import days_text, leave_type_name, name_of
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus
 

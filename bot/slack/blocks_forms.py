@@ -28,10 +28,10 @@ from bot.slack.blocks_base import (
     dump,
     escape,
     field_label,
-    name_of,
     plain,
     section,
 )
+from bot.wording import name_of
 from workflow.config import Person, ProcessDef
 from workflow.engine import Engine
 from workflow.models import Request

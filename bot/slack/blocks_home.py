@@ -18,19 +18,17 @@ from bot.slack.blocks_base import (
     button,
     confirm_dialog,
     context,
-    days_text,
     divider,
     dump,
     escape,
     fields_section,
     header,
-    leave_type_name,
-    name_of,
     section,
     step_of,
     truncate,
 )
 from bot.slack.blocks_cards import decision_buttons, out_line, step_name
+from bot.wording import days_text, leave_type_name, name_of
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.leave import Balance

@@ -526,7 +526,7 @@ async def test_requester_dm_for_rejection_and_withdrawal(engine: Engine):
     gone = await engine.withdraw(other.id, "lisi")
     msg = requester_dm("request_withdrawn", gone, engine, "en", {"reason": "plans changed"})
     check_message(msg)
-    assert "You withdrew this request." in texts(msg.blocks) and "plans changed" in texts(
+    assert "This request was withdrawn." in texts(msg.blocks) and "plans changed" in texts(
         msg.blocks
     )
     check_message(requester_dm("something_new", gone, engine, "en", {}))

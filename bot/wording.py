@@ -1,7 +1,6 @@
-"""The sentences Feishu cards say, as plain text in the reader's language (no markup here).
+"""What the bot says about requests, in English and Chinese, for every platform.
 
-The same wording as the Slack cards, built on `agent.i18n` and `agent.tools.describe`; the
-card builders decide how each piece is shown.
+Plain sentences (no markup): each adapter escapes and formats them for its own cards.
 """
 
 from __future__ import annotations
@@ -307,9 +306,11 @@ def outcome_text(kind: str, request: Request | None, engine: Engine, locale: str
     return t(locale, "Done", "已完成")
 
 
-def not_in_directory(locale: str, hr: str) -> str:
+def not_in_directory(locale: str, hr: str, platform: str = "Feishu") -> str:
+    """The polite answer to someone the directory does not know; `platform` names their account."""
+    zh_platform = {"Feishu": "飞书", "Slack": " Slack "}.get(platform, platform)
     return t(
         locale,
-        f"Sorry — your Feishu account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
-        f"抱歉，你的飞书账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
+        f"Sorry — your {platform} account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
+        f"抱歉，你的{zh_platform}账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
     )
