@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
-from agent.planner import OfflinePlanner
 
 from agent.llm.openai_compat import OpenAICompatModel
 from agent.llm.options import options_for
 from agent.loop import Agent
 from agent.memory import ThreadMemory
 from agent.model import ChatModel
+from agent.planner import OfflinePlanner
 from bot.settings import Settings, SettingsError
 from workflow.config import load_config
 from workflow.engine import Engine

@@ -137,7 +137,9 @@ async def test_the_requester_cannot_approve_their_own_request(feishu: FeishuHarn
     await ask_and_submit(h, ZHANG, "明天请一天事假，去银行办事")
     [card] = h.with_button(WANG, cards.REQUEST_APPROVE)
     _, answer = await h.sim.click(ZHANG, card.message_id, cards.REQUEST_APPROVE)
-    assert answer["toast"]["type"] == "error" and "自己的申请" in answer["toast"]["content"]  # 张三 reads Chinese
+    assert (
+        answer["toast"]["type"] == "error" and "自己的申请" in answer["toast"]["content"]
+    )  # 张三 reads Chinese
 
 
 async def test_someone_else_cannot_confirm_a_draft(feishu: FeishuHarness):
