@@ -3,13 +3,22 @@
 It answers like a competent model: a user message that states a leave gets one
 propose_leave call; a tool result gets a short final answer. Usage is estimated from the
 request (4 characters a token) so token figures compare designs, not tokenizers.
+
+In-process (`await FakeLLM(latency_s=0.3).start()`) or as its own process, so that it takes
+no CPU from the process being measured:
+
+    python bench/fake_llm.py --latency 0.3 [--port 0]   # prints {"port": N}; GET /stats
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import json
 import re
+import signal
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,12 +97,24 @@ class FakeLLM:
             }
         )
 
-    async def start(self) -> str:
+    async def _stats(self, _: web.Request) -> web.Response:
+        return web.json_response(self.stats())
+
+    def stats(self) -> dict[str, Any]:
+        """Calls served and tokens estimated so far."""
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+    async def start(self, port: int = 0) -> str:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_get("/stats", self._stats)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self.base_url
@@ -101,3 +122,28 @@ class FakeLLM:
     async def stop(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+
+
+async def _serve(latency_s: float, port: int) -> None:
+    llm = FakeLLM(latency_s=latency_s)
+    await llm.start(port)
+    print(json.dumps({"port": llm.port}), flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await llm.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="A fake OpenAI-compatible server.")
+    parser.add_argument("--latency", type=float, default=0.3, help="seconds per call")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    args = parser.parse_args(argv)
+    asyncio.run(_serve(args.latency, args.port))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

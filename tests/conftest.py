@@ -19,6 +19,7 @@ import structlog
 from workflow.clock import FixedClock
 from workflow.config import Organisation, OrgConfig, load_config
 from workflow.engine import Engine
+from workflow.store import connect
 
 REQUIRE_REDIS = os.environ.get("REQUIRE_REDIS") == "1"
 REDIS_URL = os.environ.get("REDIS_URL") or ("redis://127.0.0.1:6379/0" if REQUIRE_REDIS else None)
@@ -36,7 +37,7 @@ def real_redis_url() -> str:
 
 async def open_real_redis() -> aioredis.Redis:
     url = real_redis_url()
-    client = aioredis.from_url(url, decode_responses=True)
+    client = connect(url)  # redis:// or redis+cluster://, as the product connects
     try:
         await client.ping()
     except (OSError, aioredis.ConnectionError) as e:

@@ -119,9 +119,9 @@ def event_seen(platform: str, event_id: str) -> str:
     return f"seen:{platform}:{event_id}"
 
 
-def delivery(platform: str, event_id: str, recipient: str) -> str:
-    """String: the message a workflow event produced for one recipient (channel and ts)."""
-    return f"delivered:{platform}:{event_id}:{recipient}"
+def delivery(platform: str, org: str, event_id: str, recipient: str) -> str:
+    """String: the message a workflow event of an organisation produced for one recipient."""
+    return f"delivered:{platform}:{{{org}}}:{event_id}:{recipient}"
 
 
 def request_cards(platform: str, org: str, request_id: str) -> str:

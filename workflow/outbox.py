@@ -93,7 +93,12 @@ class Outbox:
 
     async def lag(self) -> int:
         """Events not yet acked by the group (read-but-unacked plus never read)."""
-        groups = await self.redis.xinfo_groups(self.stream)
+        try:
+            groups = await self.redis.xinfo_groups(self.stream)
+        except redis.exceptions.ResponseError as e:
+            if "no such key" in str(e).lower():  # nothing was ever written: nothing waits
+                return 0
+            raise
         for g in groups:
             if g["name"] == self.group:
                 pending = int(g.get("pending") or 0)

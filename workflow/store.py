@@ -120,7 +120,12 @@ class Tx:
         return self
 
 
-def connect(url: str | None) -> aioredis.Redis:
+# Connections per process; a burst beyond it waits for a free one instead of failing at once.
+MAX_CONNECTIONS = 500
+POOL_WAIT_S = 10
+
+
+def connect(url: str | None, max_connections: int = MAX_CONNECTIONS) -> aioredis.Redis:
     """A Redis client for `url`, or an in-process fakeredis when None (nothing persisted)."""
     if url is None:
         import fakeredis  # the embedded default only; production never imports it
@@ -134,9 +139,17 @@ def connect(url: str | None) -> aioredis.Redis:
         from redis.asyncio.cluster import RedisCluster
 
         return RedisCluster.from_url(
-            url.replace("+cluster", "", 1), decode_responses=True, retry=retry
+            url.replace("+cluster", "", 1), decode_responses=True, retry=retry,
+            max_connections=max_connections,
         )
-    return aioredis.from_url(url, decode_responses=True, retry=retry, retry_on_error=errors)
+    # redis-py's default pool fails at once ("Too many connections") when a burst of turns
+    # needs more than it holds: 154 of 500 simultaneous requests were lost that way. A
+    # blocking pool makes the burst queue for a connection.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=POOL_WAIT_S, decode_responses=True,
+        retry=retry, retry_on_error=errors,
+    )
+    return aioredis.Redis(connection_pool=pool)
 
 
 class Store:

@@ -17,6 +17,7 @@ from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
 from bot.feishu.turns import send_uuid
+from bot.notifier import told_by_final_notice
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.keys import delivery, request_cards
@@ -55,8 +56,11 @@ class FeishuDelivery:
                 | EventType.REQUEST_APPROVED
                 | EventType.REQUEST_REJECTED
             ):
-                card = cards.requester_notice(event.type.value, req, engine, requester.locale, data)
-                await self._send(event, requester, card)
+                if not told_by_final_notice(event, req):
+                    card = cards.requester_notice(
+                        event.type.value, req, engine, requester.locale, data
+                    )
+                    await self._send(event, requester, card)
                 if event.type is not EventType.REQUEST_SUBMITTED:
                     await self._close_cards(req)
             case EventType.TASK_ASSIGNED:
@@ -100,7 +104,7 @@ class FeishuDelivery:
         if not person.feishu_open_id:
             log.info("person_not_on_feishu", person=person.id, event_id=event.id)
             return
-        key = delivery("feishu", event.id, person.id)
+        key = delivery("feishu", self.engine.keys.org, event.id, person.id)
         if await self.redis.get(key):
             return
         sent = await self.client.send(

@@ -197,17 +197,20 @@ class SlackBot:
 
     # --- DMs ---------------------------------------------------------------------------------
 
-    async def on_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+    async def on_message(
+        self, body: dict[str, Any], event: dict[str, Any], request: Any = None
+    ) -> None:
         """A DM to the bot: start (or continue) the thread's conversation in the background."""
         if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
             return
         try:
             first = await self._first_time(body.get("event_id"))
         except (redis.exceptions.RedisError, OSError) as e:
-            # the store is down: the turn below will fail too and tell the person so; staying
-            # silent would leave them with no answer at all
-            log.error("slack_dedupe_unavailable", error=repr(e)[:200])
-            first = True
+            # Slack's retry of an event we already took must not run a second turn; a first
+            # delivery goes ahead, so the person is answered (if only that the store is down)
+            retry = (getattr(request, "headers", None) or {}).get("x-slack-retry-num")
+            log.error("slack_dedupe_unavailable", error=repr(e)[:200], retry=bool(retry))
+            first = not retry
         if not first:
             log.info("slack_event_duplicate", event_id=body.get("event_id"))
             return

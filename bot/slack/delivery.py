@@ -8,6 +8,7 @@ import structlog
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.notifier import told_by_final_notice
 from bot.slack import blocks, blocks_digest
 from bot.slack.identity import SlackIdentity
 from workflow.config import Person
@@ -74,8 +75,9 @@ class SlackDelivery:
                 | EventType.REQUEST_APPROVED
                 | EventType.REQUEST_REJECTED
             ):
-                msg = blocks.requester_dm(event.type.value, req, engine, requester.locale, data)
-                await self._send(event, requester, msg)
+                if not told_by_final_notice(event, req):
+                    msg = blocks.requester_dm(event.type.value, req, engine, requester.locale, data)
+                    await self._send(event, requester, msg)
                 if event.type is not EventType.REQUEST_SUBMITTED:
                     await self._close_cards(req)
             case EventType.TASK_ASSIGNED:
@@ -154,7 +156,7 @@ class SlackDelivery:
         card_step: int | None = None,
     ) -> None:
         """Post once per (event, person): skip when the key says sent, or Slack already shows it."""
-        key = delivery("slack", event.id, person.id)
+        key = delivery("slack", self.engine.keys.org, event.id, person.id)
         if await self.redis.get(key):
             return
         team = await self.team_id()

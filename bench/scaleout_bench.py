@@ -1,0 +1,144 @@
+"""Scale-out benchmark: two `serve` and two `worker` processes on one Redis, against one of each.
+
+The same load as bench/load_bench.py (N employees DM a complete leave request, click Submit,
+their managers click Approve), with every delivery made twice: each event goes to one serve
+process and Slack's retry of it (X-Slack-Retry-Num: 1) to the other; each click is a double
+click landing on both. Checked from the Slack stand-in's records and the change feed:
+
+- no event handled twice: exactly one agent turn (one streamed answer) per thread;
+- no DM sent twice: exactly one chat.postMessage per (outbox event, recipient), read from the
+  message metadata the notifier attaches; one approver card per request; the requester told
+  twice (submitted, approved), never more;
+
+and the throughput (completed requests per second, DM to "approved" DM) of 2+2 against 1+1.
+
+    python bench/scaleout_bench.py [--users 300] [--latency 0.3] [--ramp 1]
+
+Prints one JSON object; writes bench/results/scaleout.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _rig import RESULTS, RunConfig, interrupt_on_sigterm, machine, run_load
+
+
+def invariants(run: dict[str, Any]) -> dict[str, bool]:
+    return {
+        "one_turn_per_thread": run["duplicate_turns"] == 0
+        and set(run["turns_per_thread"]) <= {"1"},
+        "one_post_per_event_and_recipient": run["duplicate_dms"] == 0,
+        "one_approver_card_per_request": set(run["approver_cards_per_request"]) <= {"1"},
+        # submitted, step approved, approved: the same count for every request, none doubled
+        "requester_dms_same_for_every_request": len(run["requester_dms_per_request"]) <= 1,
+        "nothing_lost": not any(run["lost"].values()),
+    }
+
+
+def plot(runs: dict[str, dict[str, Any]], path: Path) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    labels = list(runs)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    ax1.bar(labels, [runs[k]["requests_per_s"] for k in labels], color=["#888", "#2a7"])
+    ax1.set(ylabel="completed requests / s", title="Throughput (DM → approved DM)")
+    for i, k in enumerate(labels):
+        ax1.text(
+            i,
+            runs[k]["requests_per_s"],
+            f"{runs[k]['requests_per_s']:.1f}",
+            ha="center",
+            va="bottom",
+        )
+    keys = [
+        ("ack_ms_all", "ack p99"),
+        ("turn_ms", "turn p50"),
+        ("submit_to_approver_card_ms", "Submit→card p50"),
+    ]
+    width = 0.35
+    for j, k in enumerate(labels):
+        vals = [runs[k][key]["p99" if "ack" in key else "p50"] for key, _ in keys]
+        ax2.bar([i + (j - 0.5) * width for i in range(len(keys))], vals, width, label=k)
+    ax2.set_xticks(range(len(keys)), [label for _, label in keys])
+    ax2.set(ylabel="ms", yscale="log", title="Latency")
+    ax2.legend(fontsize=8)
+    first = next(iter(runs.values()))
+    m = machine()
+    fig.suptitle(
+        f"Scale-out: {first['users']} employees, every event and click delivered twice, "
+        f"model {first['model_latency_ms']:.0f} ms — {m['cpus']} cores",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    runs: dict[str, dict[str, Any]] = {}
+    for serves, workers in ((1, 1), (2, 2)):
+        cfg = RunConfig(
+            users=args.users,
+            latency_s=args.latency,
+            ramp_s=args.ramp,
+            serves=serves,
+            workers=workers,
+            redis_url=args.redis_url,
+            redis_max_connections=args.redis_max_connections,
+            duplicate=True,
+            stall_s=args.stall,
+        )
+        runs[f"{serves} serve + {workers} worker"] = await run_load(cfg)
+    one, two = runs.values()
+    checks = {name: invariants(r) for name, r in runs.items()}
+    return {
+        "benchmark": "scaleout",
+        "users": args.users,
+        "runs": runs,
+        "invariants": checks,
+        "all_invariants_hold": all(all(c.values()) for c in checks.values()),
+        "throughput_ratio_2x2_vs_1x1": round(
+            two["requests_per_s"] / max(1e-9, one["requests_per_s"]), 2
+        ),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--users", type=int, default=300)
+    parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--ramp", type=float, default=1.0)
+    parser.add_argument("--redis-url", default=None)
+    parser.add_argument("--redis-max-connections", type=int, default=None)
+    parser.add_argument("--stall", type=float, default=20.0)
+    parser.add_argument("--plot", type=Path, default=RESULTS / "scaleout.png")
+    parser.add_argument("--no-plot", action="store_true")
+    args = parser.parse_args(argv)
+    interrupt_on_sigterm()
+    result = asyncio.run(run(args))
+    if not args.no_plot:
+        written = plot(result["runs"], args.plot)
+        result["plot"] = str(written) if written else None
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
