@@ -48,6 +48,7 @@ def slack_bot(
         settings.slack_signing_secret.get_secret_value(),
         streaming=settings.slack_streaming,
         tasks=tasks,
+        max_turns=settings.max_concurrent_turns,
     )
 
 

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
         default=True, description="stream thinking steps; False: a plan message updated in place"
     )
     port: int = Field(default=3000, ge=1, le=65535)
+    max_concurrent_turns: int = Field(
+        default=100, ge=1, description="agent turns at once per process; more wait"
+    )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "console"] = "console"
     feishu_app_id: str | None = Field(default=None, description="cli_… of the Feishu/Lark app")

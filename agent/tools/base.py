@@ -89,14 +89,31 @@ class Tool(Generic[A]):
     writes: bool = False  # a propose_* tool: creates a pending action, never changes state
 
     def spec(self) -> ToolSpec:
+        """The schema the model reads, without pydantic's noise (titles, null unions, null defaults).
+
+        Every call carries all the tools' schemas, so each token here is paid on every call.
+        """
         schema = self.args.model_json_schema()
         schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
+        schema["properties"] = {k: _lean(v) for k, v in schema.get("properties", {}).items()}
         return ToolSpec(self.name, self.description, schema)
 
     def parse(self, arguments: Mapping[str, Any]) -> A:
         return self.args.model_validate(dict(arguments))
+
+
+def _lean(prop: dict[str, Any]) -> dict[str, Any]:
+    """One property's schema made compact: `X | None` becomes X (absent means none)."""
+    prop = {k: v for k, v in prop.items() if k != "title"}
+    options = prop.get("anyOf")
+    if isinstance(options, list):
+        kept = [o for o in options if o != {"type": "null"}]
+        if len(kept) == 1:
+            prop.pop("anyOf")
+            prop = {**kept[0], **prop}
+    if prop.get("default", ...) is None:
+        prop.pop("default")
+    return prop
 
 
 def field_errors(e: ValidationError) -> dict[str, str]:

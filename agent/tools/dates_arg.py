@@ -10,10 +10,9 @@ from agent.tools.base import ToolContext
 from workflow import calendar
 from workflow.errors import ValidationFailed
 
-DATE_HELP = (
-    "A date as YYYY-MM-DD or in the user's own words ('tomorrow', 'next Monday', '12月1日', '后天'); "
-    "it is resolved by code from the user's today and timezone, so pass the user's words rather than guessing."
-)
+# Short on purpose: it is repeated in every date argument of every call; the system prompt
+# says the rest (dates are resolved by code from the user's words).
+DATE_HELP = "YYYY-MM-DD or the user's own words ('tomorrow', '下周一')."
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ Identity is the Slack user who sent the event, mapped to the directory; never th
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import date
@@ -126,8 +127,13 @@ class SlackBot:
         *,
         streaming: bool = True,
         tasks: BackgroundTasks | None = None,
+        max_turns: int = 100,
     ) -> None:
         self.runtime = runtime
+        # Turns at once in this process. Past it, new turns wait: a burst of hundreds would
+        # otherwise keep the event loop busy enough to delay every ack past Slack's patience.
+        self.turn_slots = asyncio.Semaphore(max_turns)
+        self.click_slots = asyncio.Semaphore(max_turns)  # the same reasoning for clicks' work
         self.engine = runtime.engine
         self.client = client
         self.streaming = streaming
@@ -182,6 +188,15 @@ class SlackBot:
         except SlackApiError as e:
             log.warning("slack_ephemeral_failed", error=e.response.get("error"))
 
+    def _later(self, work: Any, name: str) -> None:
+        """Run a click's slow part after the ack, at most `max_turns` at a time."""
+
+        async def limited() -> None:
+            async with self.click_slots:
+                await work
+
+        self.tasks.spawn(limited(), name=name)
+
     async def _clicker(self, body: dict[str, Any]) -> tuple[Click, Person] | None:
         """The click and the person who made it; someone unknown is told so privately."""
         try:
@@ -228,6 +243,12 @@ class SlackBot:
         self, team: str, channel: str, user_id: str, thread_ts: str, text: str
     ) -> None:
         """Run one agent turn and show it in the thread; every failure still answers the person."""
+        async with self.turn_slots:
+            await self._dm_turn(team, channel, user_id, thread_ts, text)
+
+    async def _dm_turn(
+        self, team: str, channel: str, user_id: str, thread_ts: str, text: str
+    ) -> None:
         person = None
         locale = detect_locale(text)
         try:
@@ -409,11 +430,11 @@ class SlackBot:
 
     async def on_pending_confirm(self, ack, body: dict[str, Any]) -> None:
         await ack()
-        self.tasks.spawn(self._pending_click(body, confirm=True), name="pending_confirm")
+        self._later(self._pending_click(body, confirm=True), "pending_confirm")
 
     async def on_pending_cancel(self, ack, body: dict[str, Any]) -> None:
         await ack()
-        self.tasks.spawn(self._pending_click(body, confirm=False), name="pending_cancel")
+        self._later(self._pending_click(body, confirm=False), "pending_cancel")
 
     async def _pending_click(self, body: dict[str, Any], *, confirm: bool) -> None:
         found = await self._clicker(body)
@@ -472,7 +493,7 @@ class SlackBot:
     async def on_approve(self, ack, body: dict[str, Any]) -> None:
         """Approve (its confirm dialog was the confirmation); the engine checks who may."""
         await ack()
-        self.tasks.spawn(self._approve(body), name="request_approve")
+        self._later(self._approve(body), "request_approve")
 
     async def _approve(self, body: dict[str, Any]) -> None:
         found = await self._clicker(body)
@@ -496,7 +517,7 @@ class SlackBot:
     async def on_reject_click(self, ack, body: dict[str, Any]) -> None:
         """Reject asks for the reason in a small modal first (opened at once: the trigger lives 3 s)."""
         await ack()
-        self.tasks.spawn(self._reject_modal(body), name="request_reject")
+        self._later(self._reject_modal(body), "request_reject")
 
     async def _reject_modal(self, body: dict[str, Any]) -> None:
         found = await self._clicker(body)
@@ -565,7 +586,7 @@ class SlackBot:
 
     async def on_home_withdraw(self, ack, body: dict[str, Any]) -> None:
         await ack()
-        self.tasks.spawn(self._home_withdraw(body), name="home_withdraw")
+        self._later(self._home_withdraw(body), "home_withdraw")
 
     async def _home_withdraw(self, body: dict[str, Any]) -> None:
         found = await self._clicker(body)
