@@ -5,12 +5,12 @@ Plain sentences (no markup): each adapter escapes and formats them for its own c
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from agent.events import ProposalReady
 from agent.i18n import fmt_days, fmt_range, t
-from agent.tools.describe import status_text, where_it_is
+from agent.tools.describe import status_text, what, where_it_is
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, Step, StepStatus
 from workflow.queries import OutEntry
@@ -160,6 +160,8 @@ def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tupl
             return "approved", t(
                 locale, "Approved automatically by the process rules", "已按流程规则自动批准"
             )
+        case StepStatus.CANCELLED if req.status is RequestStatus.EXPIRED:
+            return "withdrawn", t(locale, "Expired without a decision", "未获审批，已过期")
         case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
             return "withdrawn", t(locale, "Withdrawn by the requester", "申请人已撤回")
         case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:
@@ -314,3 +316,51 @@ def not_in_directory(locale: str, hr: str, platform: str = "Feishu") -> str:
         f"Sorry — your {platform} account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
         f"抱歉，你的{zh_platform}账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
     )
+
+
+# --- the worker's notices (plain sentences; each platform adds its markup) --------------------
+
+
+def expired_text(request: Request, engine: Engine, locale: str, *, for_requester: bool) -> str:
+    days = engine.config.policy.expire_after_days
+    subject = what(request, engine.config, locale)
+    if for_requester:
+        return t(
+            locale,
+            f"Your request {request.id} ({subject}) had no decision within {days} days and has expired; its days were released. Ask again if you still need it.",
+            f"你的申请 {request.id}（{subject}）{days} 天内无人审批，已过期，占用的假期已释放。如仍需要，请重新申请。",
+        )
+    name = engine.person(request.requester).name
+    return t(
+        locale,
+        f"{name}'s request {request.id} ({subject}) expired before a decision; there is nothing left to do.",
+        f"{name} 的申请 {request.id}（{subject}）未获审批已过期，无需处理。",
+    )
+
+
+def escalated_text(request: Request, engine: Engine, locale: str, to: str, sla_hours: float) -> str:
+    """To the approver the step was taken from: who has it now, and why."""
+    who = engine.person(to).name
+    requester = engine.person(request.requester).name
+    return t(
+        locale,
+        f"{requester}'s request {request.id} had no decision within {sla_hours:g} working hours, so it now waits for {who}. You can still decide it.",
+        f"{requester} 的申请 {request.id} 在 {sla_hours:g} 个工作小时内未审批，已转交 {who}。你仍可以审批。",
+    )
+
+
+def digest_title(count: int, locale: str) -> str:
+    return t(
+        locale,
+        f"{count} request{'s' if count != 1 else ''} waiting for your approval",
+        f"{count} 个申请等待你审批",
+    )
+
+
+def weekly_out_title(start: date, end: date, locale: str) -> str:
+    dates = fmt_range(start, end, False, False, locale)
+    return t(locale, f"Who's out next week ({dates})", f"下周请假的人（{dates}）")
+
+
+def nobody_out(locale: str) -> str:
+    return t(locale, "Nobody in your team is out.", "团队中没有人请假。")

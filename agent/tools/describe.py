@@ -16,6 +16,7 @@ STATUS_ZH = {
     RequestStatus.APPROVED: "已批准",
     RequestStatus.REJECTED: "已驳回",
     RequestStatus.WITHDRAWN: "已撤回",
+    RequestStatus.EXPIRED: "已过期",
 }
 
 

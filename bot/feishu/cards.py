@@ -500,3 +500,8 @@ def requester_notice(
         elements += [div(f"**{escape(label)}**"), plain_div(truncate(text, REASON_MAX))]
     elements.append(note(id_line(request, locale), where_it_is(request, engine.directory, locale)))
     return card(title_of(request, engine, locale), elements, _TEMPLATES.get(outcome, "blue"))
+
+
+def notice_card(title: str, lines: Sequence[str], template: str = "blue") -> Card:
+    """A plain notice from the worker (expiry, escalation, digest, who's out): a title and lines."""
+    return card(title, [plain_div(truncate("\n".join(lines), TEXT_MAX))], template)

@@ -8,11 +8,15 @@ one. People without a `feishu_open_id` are skipped: they may be on Slack.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
 
+from agent.i18n import fmt_range
+from agent.tools.describe import what
+from bot import wording
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
@@ -42,6 +46,38 @@ class FeishuDelivery:
     async def deliver(self, event: OutboxEvent) -> None:
         """Send what this event means to the people it concerns; raise to have it retried."""
         engine = self.engine
+        if event.type is EventType.DAILY_DIGEST:
+            person = engine.person(event.data["person"])
+            pending = await engine.my_approvals(person.id)
+            if pending:  # decided since it was queued: nothing to nag about
+                lines = [
+                    f"{engine.person(r.requester).name}: {what(r, engine.config, person.locale)} ({r.id})"
+                    for r in pending
+                ]
+                await self._send(
+                    event,
+                    person,
+                    cards.notice_card(wording.digest_title(len(pending), person.locale), lines),
+                )
+            return
+        if event.type is EventType.WEEKLY_OUT:
+            person = engine.person(event.data["person"])
+            start, end = (
+                date.fromisoformat(event.data["start"]),
+                date.fromisoformat(event.data["end"]),
+            )
+            out = await engine.who_is_out(person.id, start, end, event.data.get("team"))
+            lines = [
+                f"{o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, person.locale)}"
+                for o in out
+            ]
+            title = wording.weekly_out_title(start, end, person.locale)
+            await self._send(
+                event,
+                person,
+                cards.notice_card(title, lines or [wording.nobody_out(person.locale)]),
+            )
+            return
         [raw] = await engine.store.read(hmget_record(engine.keys.request(event.request_id)))
         req = versioned(Request, raw)
         if req is None:
@@ -85,7 +121,35 @@ class FeishuDelivery:
                         "request_withdrawn", req, engine, assignee.locale, data
                     )
                     await self._send(event, assignee, card)
+            case EventType.STEP_ESCALATED:
+                assignee = engine.person(data["assignee"])
+                if req.open_step() is not None and req.current_step == data.get("step"):
+                    view = await engine.request_view(req.id, assignee.id)
+                    card = cards.approval_card(view, engine, assignee.locale)
+                    await self._send(event, assignee, card, card_step=data.get("step"))
+                previous = engine.person(data["previous"])
+                text = wording.escalated_text(
+                    req, engine, previous.locale, assignee.id, data.get("sla_hours", 0)
+                )
+                await self._send(
+                    event,
+                    previous,
+                    cards.notice_card(wording.title_of(req, engine, previous.locale), [text]),
+                )
+                note = cards.requester_notice("step_escalated", req, engine, requester.locale, data)
+                await self._send(event, requester, note)
+            case EventType.REQUEST_EXPIRED:
+                await self._close_cards(req)
+                for person_id, mine in ((req.requester, True), (data.get("assignee"), False)):
+                    if person_id:
+                        person = engine.person(person_id)
+                        text = wording.expired_text(req, engine, person.locale, for_requester=mine)
+                        title = wording.title_of(req, engine, person.locale)
+                        await self._send(event, person, cards.notice_card(title, [text], "grey"))
             case EventType.REMINDER_SENT:
+                step = req.open_step()
+                if step is None or step.assignee != data["assignee"]:
+                    return  # decided or handed on since: a reminder would only mislead
                 assignee = engine.person(data["assignee"])
                 view = await engine.request_view(req.id, assignee.id)
                 card = cards.reminder_card(view, engine, assignee.locale, data.get("note"))

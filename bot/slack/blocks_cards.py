@@ -259,6 +259,8 @@ def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tupl
             return ":white_check_mark:", t(
                 locale, "Approved automatically by the process rules", "已按流程规则自动批准"
             )
+        case StepStatus.CANCELLED if req.status is RequestStatus.EXPIRED:
+            return ":hourglass:", t(locale, "Expired without a decision", "未获审批，已过期")
         case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
             return ":leftwards_arrow_with_hook:", t(
                 locale, "Withdrawn by the requester", "申请人已撤回"

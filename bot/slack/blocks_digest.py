@@ -6,6 +6,7 @@ from datetime import date
 
 from agent.i18n import fmt_range, t
 from agent.tools.describe import what
+from bot import wording
 from bot.slack.blocks_base import (
     LIST_MAX,
     SlackMessage,
@@ -50,10 +51,9 @@ def digest_dm(requests: list[Request], engine: Engine, locale: str) -> SlackMess
 
 def weekly_out_dm(out: list[OutEntry], start: date, end: date, locale: str) -> SlackMessage:
     """Who in the team is out next week: names and dates only."""
-    dates = fmt_range(start, end, False, False, locale)
-    title = t(locale, f"Who's out next week ({dates})", f"下周请假的人（{dates}）")
+    title = wording.weekly_out_title(start, end, locale)
     if not out:
-        body = t(locale, "Nobody in your team is out.", "团队中没有人请假。")
+        body = wording.nobody_out(locale)
     else:
         body = "\n".join(
             f"• *{escape(o.name)}*: {fmt_range(o.start, o.end, o.start_half, o.end_half, locale)}"
@@ -69,21 +69,7 @@ def weekly_out_dm(out: list[OutEntry], start: date, end: date, locale: str) -> S
 def expired_dm(
     request: Request, engine: Engine, locale: str, *, for_requester: bool
 ) -> SlackMessage:
-    days = engine.config.policy.expire_after_days
-    subject = escape(what(request, engine.config, locale))
-    if for_requester:
-        text = t(
-            locale,
-            f"Your request {request.id} ({subject}) had no decision within {days} days and has expired; its days were released. Ask again if you still need it.",
-            f"你的申请 {request.id}（{subject}）{days} 天内无人审批，已过期，占用的假期已释放。如仍需要，请重新申请。",
-        )
-    else:
-        name = escape(engine.person(request.requester).name)
-        text = t(
-            locale,
-            f"{name}'s request {request.id} ({subject}) expired before a decision; there is nothing left to do.",
-            f"{name} 的申请 {request.id}（{subject}）未获审批已过期，无需处理。",
-        )
+    text = escape(wording.expired_text(request, engine, locale, for_requester=for_requester))
     return message(text, [section(text)])
 
 
@@ -91,11 +77,5 @@ def escalated_dm(
     request: Request, engine: Engine, locale: str, to: str, sla_hours: float
 ) -> SlackMessage:
     """To the approver the step was taken from: who has it now, and why."""
-    who = escape(engine.person(to).name)
-    requester = escape(engine.person(request.requester).name)
-    text = t(
-        locale,
-        f"{requester}'s request {request.id} had no decision within {sla_hours:g} working hours, so it now waits for {who}. You can still decide it.",
-        f"{requester} 的申请 {request.id} 在 {sla_hours:g} 个工作小时内未审批，已转交 {who}。你仍可以审批。",
-    )
+    text = escape(wording.escalated_text(request, engine, locale, to, sla_hours))
     return message(text, [section(text)])

@@ -141,6 +141,9 @@ class SlackDelivery:
                         blocks_digest.expired_dm(req, engine, holder.locale, for_requester=False),
                     )
             case EventType.REMINDER_SENT:
+                step = req.open_step()
+                if step is None or step.assignee != data["assignee"]:
+                    return  # decided or handed on since: a reminder would only mislead
                 assignee = engine.person(data["assignee"])
                 view = await engine.request_view(req.id, assignee.id)
                 msg = blocks.reminder_card(view, engine, assignee.locale, data.get("note"))
@@ -183,7 +186,8 @@ class SlackDelivery:
             pipe.set(key, f"{channel}:{ts}", ex=KEY_TTL_S)
             if card_step is not None:
                 cards = request_cards("slack", self.engine.keys.org, event.request_id)
-                pipe.hset(cards, f"{channel}:{ts}", str(card_step))
+                # the step and who holds the card: it is closed later in their language
+                pipe.hset(cards, f"{channel}:{ts}", f"{card_step}|{person.id}")
                 pipe.expire(cards, KEY_TTL_S)
             await pipe.execute()
 
@@ -208,12 +212,13 @@ class SlackDelivery:
         cards = request_cards("slack", self.engine.keys.org, req.id)
         open_step = req.current_step if req.open_step() else None
         for ref, step in (await self.redis.hgetall(cards)).items():
-            step_index = int(step)
+            step_part, _, holder = step.partition("|")
+            step_index = int(step_part)
             if step_index == open_step:
                 continue
             channel, _, ts = ref.partition(":")
             person_locale = "en"
-            assignee = req.steps[step_index].assignee
+            assignee = holder or req.steps[step_index].assignee
             if assignee:
                 person_locale = self.engine.person(assignee).locale
             closed = blocks.approval_card_closed(req, self.engine, person_locale, step_index)

@@ -74,3 +74,23 @@ async def test_expiry_tells_both_sides_and_the_morning_digest_lists_pending_item
         else ("未获审批已过期" in text)
     )
     assert not [r for r in h.standin.requests if not r.ok and r.method != "chat.startStream"]
+
+
+async def test_an_expired_requests_card_says_so(slack: SlackHarness):
+    """After expiry the approver's card loses its buttons and says the request expired."""
+    h = slack
+    await submitted(
+        h.engine, fields={"leave_type": "annual", "start": "2027-01-11", "end": "2027-01-12"}
+    )
+    await h.settle()
+    h.engine.clock.advance(timedelta(days=31))
+    scheduler = Scheduler(h.engine)
+    while await scheduler.run_due():
+        pass
+    await h.settle()
+    cards = [
+        m
+        for m in h.dm_messages(WANG)
+        if "未获审批，已过期" in json.dumps(m.get("blocks") or [], ensure_ascii=False)
+    ]
+    assert cards and "request_approve" not in json.dumps(cards[0]["blocks"])
