@@ -353,7 +353,9 @@ async def test_a_redelivered_outbox_event_is_one_message(feishu: FeishuHarness):
     assigned = next(
         OutboxEvent.from_entry(i, f, 2) for i, f in events if f["type"] == "task_assigned"
     )
-    await h.engine.store.redis.delete(delivery("feishu", h.engine.keys.org, assigned.id, "wangfang"))
+    await h.engine.store.redis.delete(
+        delivery("feishu", h.engine.keys.org, assigned.id, "wangfang")
+    )
     await h.delivery.deliver(assigned)
     assert len(h.with_button(WANG, cards.REQUEST_APPROVE)) == 1
 
