@@ -139,15 +139,21 @@ def connect(url: str | None, max_connections: int = MAX_CONNECTIONS) -> aioredis
         from redis.asyncio.cluster import RedisCluster
 
         return RedisCluster.from_url(
-            url.replace("+cluster", "", 1), decode_responses=True, retry=retry,
+            url.replace("+cluster", "", 1),
+            decode_responses=True,
+            retry=retry,
             max_connections=max_connections,
         )
     # redis-py's default pool fails at once ("Too many connections") when a burst of turns
     # needs more than it holds: 154 of 500 simultaneous requests were lost that way. A
     # blocking pool makes the burst queue for a connection.
     pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=POOL_WAIT_S, decode_responses=True,
-        retry=retry, retry_on_error=errors,
+        url,
+        max_connections=max_connections,
+        timeout=POOL_WAIT_S,
+        decode_responses=True,
+        retry=retry,
+        retry_on_error=errors,
     )
     return aioredis.Redis(connection_pool=pool)
 
