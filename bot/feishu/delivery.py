@@ -189,7 +189,7 @@ class FeishuDelivery:
             pipe.set(key, message_id or "-", ex=KEY_TTL_S)
             if card_step is not None and message_id:
                 refs = request_cards("feishu", self.engine.keys.org, event.request_id)
-                pipe.hset(refs, message_id, str(card_step))
+                pipe.hset(refs, message_id, f"{card_step}|{person.id}")  # closed in their language
                 pipe.expire(refs, KEY_TTL_S)
             await pipe.execute()
 
@@ -198,10 +198,13 @@ class FeishuDelivery:
         refs = request_cards("feishu", self.engine.keys.org, req.id)
         open_step = req.current_step if req.open_step() else None
         for message_id, step in (await self.redis.hgetall(refs)).items():
-            index = int(step)
+            step_part, _, card_holder = step.partition("|")
+            index = int(step_part)
             if index == open_step:
                 continue
-            assignee = req.steps[index].assignee if 0 <= index < len(req.steps) else None
+            assignee = card_holder or (
+                req.steps[index].assignee if 0 <= index < len(req.steps) else None
+            )
             holder = self.engine.directory.find(assignee) if assignee else None
             locale = holder.locale if holder else "en"
             closed = cards.approval_card_closed(req, self.engine, locale, index)
