@@ -9,8 +9,9 @@ from datetime import date, datetime
 from typing import Any
 
 from agent.events import ProposalReady
-from agent.i18n import fmt_days, fmt_range, t
+from agent.i18n import fmt_date, fmt_days, fmt_range, t
 from agent.tools.describe import status_text, what, where_it_is
+from workflow.config import FieldDef, FieldType
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, Step, StepStatus
 from workflow.queries import OutEntry
@@ -68,6 +69,27 @@ def id_line(req: Request, locale: str) -> str:
     return t(locale, f"{req.id} · submitted {at}", f"{req.id} · 提交于 {at}")
 
 
+def field_label(fd: FieldDef, locale: str) -> str:
+    return fd.label_zh if locale == "zh" else fd.label
+
+
+def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: str) -> str:
+    """A form value as a person reads it (raw: escape before putting it in mrkdwn)."""
+    kind = fd.type if fd is not None else None
+    if isinstance(value, bool) or kind is FieldType.BOOL:
+        return t(locale, "Yes", "是") if value else t(locale, "No", "否")
+    if kind is FieldType.DATE and isinstance(value, str | date):
+        try:
+            return fmt_date(date.fromisoformat(str(value)), locale)
+        except ValueError:
+            return str(value)
+    if kind in (FieldType.MONEY, FieldType.NUMBER) and isinstance(value, int | float):
+        return f"{value:,.2f}".removesuffix(".00") if kind is FieldType.MONEY else f"{value:g}"
+    if kind is FieldType.LEAVE_TYPE:
+        return leave_type_name(engine, str(value), locale)
+    return str(value)
+
+
 def request_facts(
     req: Request, engine: Engine, locale: str, balance_after: float | None = None
 ) -> list[tuple[str, str]]:
@@ -102,9 +124,7 @@ def request_facts(
         value = f.get(fd.name)
         if value is None or value == "":
             continue
-        label = fd.label_zh if locale == "zh" else fd.label
-        shown = leave_type_name(engine, str(value), locale) if fd.type == "leave_type" else value
-        pairs.append((label, str(shown)))
+        pairs.append((field_label(fd, locale), field_value(fd, value, engine, locale)))
     return pairs[:10]
 
 
@@ -130,7 +150,7 @@ def routed_text(step: Step, engine: Engine, locale: str) -> str | None:
 def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tuple[str, str]:
     """(outcome, sentence) for what became of step `index`.
 
-    outcome is approved | rejected | withdrawn | reassigned | open.
+    outcome is approved | rejected | withdrawn | expired | reassigned | open.
     """
     if not 0 <= index < len(req.steps):
         return "open", status_text(req.status, locale)
@@ -161,7 +181,7 @@ def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tupl
                 locale, "Approved automatically by the process rules", "已按流程规则自动批准"
             )
         case StepStatus.CANCELLED if req.status is RequestStatus.EXPIRED:
-            return "withdrawn", t(locale, "Expired without a decision", "未获审批，已过期")
+            return "expired", t(locale, "Expired without a decision", "未获审批，已过期")
         case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
             return "withdrawn", t(locale, "Withdrawn by the requester", "申请人已撤回")
         case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:

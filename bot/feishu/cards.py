@@ -77,6 +77,7 @@ _TEMPLATES = {
     "approved": "green",
     "rejected": "red",
     "withdrawn": "grey",
+    "expired": "grey",
     "reassigned": "grey",
     "open": "grey",
     "info": "blue",

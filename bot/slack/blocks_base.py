@@ -8,7 +8,7 @@ limit with "…" instead of being refused by Slack.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -24,9 +24,8 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from agent.i18n import fmt_date, t
-from bot.wording import leave_type_name
-from workflow.config import FieldDef, FieldType, ProcessDef
+from agent.i18n import t
+from workflow.config import ProcessDef
 from workflow.engine import Engine
 
 ELLIPSIS = "…"
@@ -177,27 +176,6 @@ def process_of(engine: Engine | None, key: str | None) -> ProcessDef | None:
     if engine is None or key is None:
         return None
     return engine.config.processes_by_key.get(key)
-
-
-def field_label(fd: FieldDef, locale: str) -> str:
-    return fd.label_zh if locale == "zh" else fd.label
-
-
-def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: str) -> str:
-    """A form value as a person reads it (raw: escape before putting it in mrkdwn)."""
-    kind = fd.type if fd is not None else None
-    if isinstance(value, bool) or kind is FieldType.BOOL:
-        return t(locale, "Yes", "是") if value else t(locale, "No", "否")
-    if kind is FieldType.DATE and isinstance(value, str | date):
-        try:
-            return fmt_date(date.fromisoformat(str(value)), locale)
-        except ValueError:
-            return str(value)
-    if kind in (FieldType.MONEY, FieldType.NUMBER) and isinstance(value, int | float):
-        return f"{value:,.2f}".removesuffix(".00") if kind is FieldType.MONEY else f"{value:g}"
-    if kind is FieldType.LEAVE_TYPE:
-        return leave_type_name(engine, str(value), locale)
-    return str(value)
 
 
 def and_more(hidden: int, locale: str) -> str:

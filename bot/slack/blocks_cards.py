@@ -7,8 +7,8 @@ from typing import Any
 
 from slack_sdk.models.blocks import Block
 
-from agent.i18n import fmt_days, fmt_range, t
-from agent.tools.describe import status_text, what, where_it_is
+from agent.i18n import t
+from agent.tools.describe import what, where_it_is
 from bot import wording
 from bot.slack.blocks_base import (
     LIST_MAX,
@@ -20,8 +20,6 @@ from bot.slack.blocks_base import (
     confirm_dialog,
     context,
     escape,
-    field_label,
-    field_value,
     fields_section,
     fmt_time,
     header,
@@ -31,51 +29,12 @@ from bot.slack.blocks_base import (
     step_of,
     truncate,
 )
-from bot.wording import days_text, leave_type_name, name_of, step_name
+from bot.wording import name_of, out_line, routed_text, step_name
 from workflow.engine import Engine
-from workflow.models import Request, RequestStatus, Step, StepStatus
+from workflow.models import Request, Step
 from workflow.queries import OutEntry, RequestView
 
 # --- pieces of a request, shared with the Home tab ---------------------------------------------
-
-
-def request_facts(
-    req: Request, engine: Engine, locale: str, balance_after: float | None = None
-) -> list[tuple[str, str]]:
-    """Requester, type, dates, working days and balance after (leave) or the form's fields."""
-    pairs = [(t(locale, "Requester", "申请人"), escape(name_of(engine, req.requester)))]
-    f = req.fields
-    if req.is_leave:
-        dates = fmt_range(
-            req.leave_start(),
-            req.leave_end(),
-            bool(f.get("start_half")),
-            bool(f.get("end_half")),
-            locale,
-        )
-        pairs += [
-            (t(locale, "Type", "类型"), escape(leave_type_name(engine, f["leave_type"], locale))),
-            (t(locale, "Dates", "日期"), escape(dates)),
-        ]
-        if isinstance(wd := req.derived.get("working_days"), int | float):
-            pairs.append((t(locale, "Working days", "工作日"), fmt_days(wd, locale)))
-        if balance_after is not None:
-            left = t(
-                locale,
-                f"{days_text(balance_after, locale)} left",
-                f"剩余 {days_text(balance_after, locale)}",
-            )
-            pairs.append((t(locale, "Balance after", "审批后余额"), left))
-        return pairs
-    process = process_of(engine, req.process)
-    for fd in process.fields if process else ():
-        value = f.get(fd.name)
-        if value is None or value == "":
-            continue
-        pairs.append(
-            (escape(field_label(fd, locale)), escape(field_value(fd, value, engine, locale)))
-        )
-    return pairs[:10]
 
 
 def reason_text(req: Request, locale: str) -> str | None:
@@ -84,13 +43,6 @@ def reason_text(req: Request, locale: str) -> str | None:
     if not isinstance(reason, str) or not reason.strip():
         return None
     return truncate(f"*{t(locale, 'Reason', '事由')}*\n{escape(reason.strip())}", SECTION_TEXT_MAX)
-
-
-def out_line(o: OutEntry, locale: str) -> str:
-    """'李四: Thu 3 Dec 2026 – Fri 4 Dec 2026 (pending)' (raw)."""
-    dates = fmt_range(o.start, o.end, o.start_half, o.end_half, locale)
-    pending = t(locale, " (pending)", "（待批）") if o.tentative else ""
-    return t(locale, f"{o.name}: {dates}{pending}", f"{o.name}：{dates}{pending}")
 
 
 def team_out_text(entries: Sequence[OutEntry], locale: str) -> str:
@@ -102,18 +54,6 @@ def team_out_text(entries: Sequence[OutEntry], locale: str) -> str:
     if len(entries) > LIST_MAX:
         lines.append(and_more(len(entries) - LIST_MAX, locale))
     return truncate("\n".join([title, *lines]), SECTION_TEXT_MAX)
-
-
-def routed_text(step: Step, engine: Engine, locale: str) -> str | None:
-    """Why a step went to a delegate or a manager (raw), or None."""
-    if not step.routed_reason:
-        return None
-    if locale != "zh":
-        return step.routed_reason
-    approver, holder = name_of(engine, step.approver), name_of(engine, step.assignee)
-    if "delegated" in step.routed_reason:
-        return f"{approver} 已委托 {holder} 代为审批。"
-    return f"{approver} 休假中，已转交 {holder} 审批。"
 
 
 def _title(req: Request, engine: Engine, locale: str) -> str:
@@ -229,53 +169,28 @@ def reminder_card(
     return message(f"{line} — {fallback}", [context(":alarm_clock: " + escape(line)), *blocks])
 
 
+_DECISION_EMOJI = {
+    "approved": ":white_check_mark:",
+    "rejected": ":x:",
+    "withdrawn": ":leftwards_arrow_with_hook:",
+    "expired": ":hourglass:",
+    "reassigned": ":arrow_right:",
+}
+
+
 def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tuple[str, str]:
     """(emoji, raw sentence) for what became of step `index`: approved by, rejected by, …"""
-    if not 0 <= index < len(req.steps):
-        return "", status_text(req.status, locale)
-    step = req.steps[index]
-    by, at = name_of(engine, step.decided_by), fmt_time(step.decided_at)
-    for_whom = ""
-    if step.decided_by and step.assignee and step.decided_by != step.assignee:
-        holder = name_of(engine, step.assignee)
-        for_whom = t(locale, f" for {holder}", f"（代 {holder}）")
-    comment = (step.comment or "").strip()
-    match step.status:
-        case StepStatus.APPROVED:
-            text = t(
-                locale, f"Approved by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 批准"
-            )
-            if comment:
-                text += t(locale, f" — {comment}", f"：{comment}")
-            return ":white_check_mark:", text
-        case StepStatus.REJECTED:
-            text = t(
-                locale, f"Rejected by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 驳回"
-            )
-            if comment:
-                text += t(locale, f" — {comment}", f"：{comment}")
-            return ":x:", text
-        case StepStatus.AUTO_APPROVED:
-            return ":white_check_mark:", t(
-                locale, "Approved automatically by the process rules", "已按流程规则自动批准"
-            )
-        case StepStatus.CANCELLED if req.status is RequestStatus.EXPIRED:
-            return ":hourglass:", t(locale, "Expired without a decision", "未获审批，已过期")
-        case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
-            return ":leftwards_arrow_with_hook:", t(
-                locale, "Withdrawn by the requester", "申请人已撤回"
-            )
-        case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:
-            rejected = next((s for s in req.steps if s.status is StepStatus.REJECTED), None)
-            if rejected is not None:
-                return decision_text(req, rejected.index, engine, locale)
-        case StepStatus.PENDING if req.current_step == index:
-            holder = name_of(engine, step.assignee)
-            text = t(locale, f"Reassigned to {holder}", f"已转交 {holder}")
-            if (routed := routed_text(step, engine, locale)) is not None:
-                text += t(locale, f" — {routed}", f"：{routed}")
-            return ":arrow_right:", text
-    return "", where_it_is(req, engine.directory, locale)
+    outcome, text = wording.decision_text(req, index, engine, locale)
+    return _DECISION_EMOJI.get(outcome, ""), text
+
+
+def request_facts(
+    req: Request, engine: Engine, locale: str, balance_after: float | None = None
+) -> list[tuple[str, str]]:
+    """The request's facts as (label, value) pairs, escaped for mrkdwn."""
+    return [
+        (escape(k), escape(v)) for k, v in wording.request_facts(req, engine, locale, balance_after)
+    ]
 
 
 def approval_card_closed(

@@ -16,8 +16,6 @@ from bot.slack.blocks_base import (
     button,
     context,
     escape,
-    field_label,
-    field_value,
     fields_section,
     lower_first,
     message,
@@ -26,7 +24,7 @@ from bot.slack.blocks_base import (
     step_of,
     truncate,
 )
-from bot.wording import days_text, leave_type_name, name_of
+from bot.wording import days_text, field_label, field_value, leave_type_name, name_of
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus
 

@@ -27,11 +27,10 @@ from bot.slack.blocks_base import (
     context,
     dump,
     escape,
-    field_label,
     plain,
     section,
 )
-from bot.wording import name_of
+from bot.wording import field_label, name_of
 from workflow.config import Person, ProcessDef
 from workflow.engine import Engine
 from workflow.models import Request
