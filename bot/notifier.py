@@ -15,18 +15,9 @@ import redis.exceptions
 import structlog
 
 from bot.metrics import NOTIFIER_FAILURES, NOTIFIER_RETRIES
-from workflow.models import EventType, Request, RequestStatus, StepStatus
 from workflow.outbox import Outbox, OutboxEvent
 
 log = structlog.get_logger("notifier")
-
-
-def told_by_final_notice(event: OutboxEvent, request: Request) -> bool:
-    """A step approval that ended the request: its 'approved' notice says it all (one DM, not two)."""
-    if event.type is not EventType.STEP_APPROVED or request.status is not RequestStatus.APPROVED:
-        return False
-    step = int(event.data.get("step", -1))
-    return all(s.status is StepStatus.AUTO_APPROVED for s in request.steps[step + 1 :])
 
 
 class Delivery(Protocol):

@@ -8,7 +8,6 @@ one. People without a `feishu_open_id` are skipped: they may be on Slack.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -21,13 +20,12 @@ from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
 from bot.feishu.turns import send_uuid
-from bot.notifier import told_by_final_notice
+from bot.notices import Kind, Notice, Plan, plan_notices
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.keys import delivery, request_cards
-from workflow.models import EventType, Request
+from workflow.models import Request
 from workflow.outbox import OutboxEvent
-from workflow.store import hmget_record, versioned
 
 log = structlog.get_logger("notifier")
 KEY_TTL_S = 30 * 86_400
@@ -44,118 +42,52 @@ class FeishuDelivery:
         self.redis = redis
 
     async def deliver(self, event: OutboxEvent) -> None:
-        """Send what this event means to the people it concerns; raise to have it retried."""
-        engine = self.engine
-        if event.type is EventType.DAILY_DIGEST:
-            person = engine.person(event.data["person"])
-            pending = await engine.my_approvals(person.id)
-            if pending:  # decided since it was queued: nothing to nag about
-                lines = [
-                    f"{engine.person(r.requester).name}: {what(r, engine.config, person.locale)} ({r.id})"
-                    for r in pending
-                ]
-                await self._send(
-                    event,
-                    person,
-                    cards.notice_card(wording.digest_title(len(pending), person.locale), lines),
-                )
-            return
-        if event.type is EventType.WEEKLY_OUT:
-            person = engine.person(event.data["person"])
-            start, end = (
-                date.fromisoformat(event.data["start"]),
-                date.fromisoformat(event.data["end"]),
-            )
-            out = await engine.who_is_out(person.id, start, end, event.data.get("team"))
-            lines = [
-                f"{o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, person.locale)}"
-                for o in out
-            ]
-            title = wording.weekly_out_title(start, end, person.locale)
+        """Send each notice of the event's plan to its person once; raise to have it retried."""
+        plan = await plan_notices(event, self.engine)
+        for notice in plan.notices:
+            person = self.engine.person(notice.person)
             await self._send(
                 event,
                 person,
-                cards.notice_card(title, lines or [wording.nobody_out(person.locale)]),
+                self._render(notice, plan, event, person.locale),
+                card_step=notice.step,
             )
-            return
-        [raw] = await engine.store.read(hmget_record(engine.keys.request(event.request_id)))
-        req = versioned(Request, raw)
-        if req is None:
-            log.warning("event_for_missing_request", event_id=event.id, request_id=event.request_id)
-            return
-        requester = engine.person(req.requester)
-        data = event.data
-        match event.type:
-            case (
-                EventType.REQUEST_SUBMITTED
-                | EventType.STEP_APPROVED
-                | EventType.REQUEST_APPROVED
-                | EventType.REQUEST_REJECTED
-            ):
-                if not told_by_final_notice(event, req):
-                    card = cards.requester_notice(
-                        event.type.value, req, engine, requester.locale, data
-                    )
-                    await self._send(event, requester, card)
-                if event.type is not EventType.REQUEST_SUBMITTED:
-                    await self._close_cards(req)
-            case EventType.TASK_ASSIGNED:
-                assignee = engine.person(data["assignee"])
-                step = data.get("step")
-                if req.current_step == step and req.open_step() is not None:
-                    view = await engine.request_view(req.id, assignee.id)
-                    card = cards.approval_card(view, engine, assignee.locale)
-                else:  # decided before this event was delivered: no live buttons
-                    card = cards.approval_card_closed(req, engine, assignee.locale, step or 0)
-                await self._send(event, assignee, card, card_step=step)
-                if data.get("routed_reason"):
-                    note = cards.requester_notice(
-                        "task_assigned", req, engine, requester.locale, data
-                    )
-                    await self._send(event, requester, note)
-            case EventType.REQUEST_WITHDRAWN:
-                await self._close_cards(req)
-                if data.get("assignee"):
-                    assignee = engine.person(data["assignee"])
-                    card = cards.requester_notice(
-                        "request_withdrawn", req, engine, assignee.locale, data
-                    )
-                    await self._send(event, assignee, card)
-            case EventType.STEP_ESCALATED:
-                assignee = engine.person(data["assignee"])
-                if req.open_step() is not None and req.current_step == data.get("step"):
-                    view = await engine.request_view(req.id, assignee.id)
-                    card = cards.approval_card(view, engine, assignee.locale)
-                    await self._send(event, assignee, card, card_step=data.get("step"))
-                previous = engine.person(data["previous"])
+        if plan.close_cards and plan.request is not None:
+            await self._close_cards(plan.request)
+
+    def _render(self, n: Notice, plan: Plan, event: OutboxEvent, locale: str) -> dict[str, Any]:
+        engine, req, data = self.engine, plan.request, event.data
+        match n.kind:
+            case Kind.DIGEST:
+                lines = [
+                    f"{engine.person(r.requester).name}: {what(r, engine.config, locale)} ({r.id})"
+                    for r in plan.pending
+                ]
+                return cards.notice_card(wording.digest_title(len(plan.pending), locale), lines)
+            case Kind.WEEKLY_OUT:
+                lines = [
+                    f"{o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, locale)}"
+                    for o in plan.out
+                ]
+                title = wording.weekly_out_title(plan.start, plan.end, locale)
+                return cards.notice_card(title, lines or [wording.nobody_out(locale)])
+            case Kind.UPDATE:
+                return cards.requester_notice(n.event_type, req, engine, locale, data)
+            case Kind.APPROVAL_CARD if n.view is not None:
+                return cards.approval_card(n.view, engine, locale)
+            case Kind.APPROVAL_CARD:  # decided before this event was delivered: no live buttons
+                return cards.approval_card_closed(req, engine, locale, n.step or 0)
+            case Kind.REMINDER_CARD:
+                return cards.reminder_card(n.view, engine, locale, data.get("note"))
+            case Kind.ESCALATED_FROM:
                 text = wording.escalated_text(
-                    req, engine, previous.locale, assignee.id, data.get("sla_hours", 0)
+                    req, engine, locale, data["assignee"], data.get("sla_hours", 0)
                 )
-                await self._send(
-                    event,
-                    previous,
-                    cards.notice_card(wording.title_of(req, engine, previous.locale), [text]),
-                )
-                note = cards.requester_notice("step_escalated", req, engine, requester.locale, data)
-                await self._send(event, requester, note)
-            case EventType.REQUEST_EXPIRED:
-                await self._close_cards(req)
-                for person_id, mine in ((req.requester, True), (data.get("assignee"), False)):
-                    if person_id:
-                        person = engine.person(person_id)
-                        text = wording.expired_text(req, engine, person.locale, for_requester=mine)
-                        title = wording.title_of(req, engine, person.locale)
-                        await self._send(event, person, cards.notice_card(title, [text], "grey"))
-            case EventType.REMINDER_SENT:
-                step = req.open_step()
-                if step is None or step.assignee != data["assignee"]:
-                    return  # decided or handed on since: a reminder would only mislead
-                assignee = engine.person(data["assignee"])
-                view = await engine.request_view(req.id, assignee.id)
-                card = cards.reminder_card(view, engine, assignee.locale, data.get("note"))
-                await self._send(event, assignee, card, card_step=data.get("step"))
-            case _:
-                log.info("event_not_for_feishu", type=event.type.value)
+                return cards.notice_card(wording.title_of(req, engine, locale), [text])
+            case Kind.EXPIRED:
+                text = wording.expired_text(req, engine, locale, for_requester=n.for_requester)
+                return cards.notice_card(wording.title_of(req, engine, locale), [text], "grey")
+        raise ValueError(f"no Feishu rendering for {n.kind}")
 
     async def _send(
         self,

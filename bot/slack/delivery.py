@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import date
-
 import structlog
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.notifier import told_by_final_notice
+from bot.notices import Kind, Notice, Plan, plan_notices
 from bot.slack import blocks, blocks_digest
 from bot.slack.identity import SlackIdentity
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.keys import delivery, request_cards
-from workflow.models import EventType, Request
+from workflow.models import Request
 from workflow.outbox import OutboxEvent
-from workflow.store import hmget_record, versioned
 
 log = structlog.get_logger("notifier")
 KEY_TTL_S = 30 * 86_400
@@ -41,115 +38,43 @@ class SlackDelivery:
         return self._team
 
     async def deliver(self, event: OutboxEvent) -> None:
-        engine = self.engine
-        if event.type is EventType.DAILY_DIGEST:
-            person = engine.person(event.data["person"])
-            pending = await engine.my_approvals(person.id)
-            if pending:  # decided since it was queued: nothing to nag about
-                await self._send(
-                    event, person, blocks_digest.digest_dm(pending, engine, person.locale)
-                )
-            return
-        if event.type is EventType.WEEKLY_OUT:
-            person = engine.person(event.data["person"])
-            start, end = (
-                date.fromisoformat(event.data["start"]),
-                date.fromisoformat(event.data["end"]),
-            )
-            out = await engine.who_is_out(person.id, start, end, event.data.get("team"))
+        """Send each notice of the event's plan to its person once; raise to have it retried."""
+        plan = await plan_notices(event, self.engine)
+        for notice in plan.notices:
+            person = self.engine.person(notice.person)
             await self._send(
-                event, person, blocks_digest.weekly_out_dm(out, start, end, person.locale)
+                event,
+                person,
+                self._render(notice, plan, event, person.locale),
+                card_step=notice.step,
             )
-            return
-        [raw] = await engine.store.read(hmget_record(engine.keys.request(event.request_id)))
-        req = versioned(Request, raw)
-        if req is None:
-            log.warning("event_for_missing_request", event_id=event.id, request_id=event.request_id)
-            return
-        requester = engine.person(req.requester)
-        data = event.data
-        match event.type:
-            case (
-                EventType.REQUEST_SUBMITTED
-                | EventType.STEP_APPROVED
-                | EventType.REQUEST_APPROVED
-                | EventType.REQUEST_REJECTED
-            ):
-                if not told_by_final_notice(event, req):
-                    msg = blocks.requester_dm(event.type.value, req, engine, requester.locale, data)
-                    await self._send(event, requester, msg)
-                if event.type is not EventType.REQUEST_SUBMITTED:
-                    await self._close_cards(req)
-            case EventType.TASK_ASSIGNED:
-                assignee = engine.person(data["assignee"])
-                step = data.get("step")
-                if req.current_step == step and req.open_step() is not None:
-                    view = await engine.request_view(req.id, assignee.id)
-                    msg = blocks.approval_card(view, engine, assignee.locale)
-                else:  # decided before this event was delivered: no live buttons
-                    msg = blocks.approval_card_closed(req, engine, assignee.locale, step)
-                await self._send(event, assignee, msg, card_step=step)
-                if data.get("routed_reason"):
-                    note = blocks.requester_dm("task_assigned", req, engine, requester.locale, data)
-                    await self._send(event, requester, note)
-            case EventType.REQUEST_WITHDRAWN:
-                await self._close_cards(req)
-                if data.get("assignee"):
-                    assignee = engine.person(data["assignee"])
-                    await self._send(
-                        event,
-                        assignee,
-                        blocks.requester_dm(
-                            "request_withdrawn", req, engine, assignee.locale, data
-                        ),
-                    )
-            case EventType.STEP_ESCALATED:
-                assignee = engine.person(data["assignee"])
-                if req.open_step() is not None and req.current_step == data.get("step"):
-                    view = await engine.request_view(req.id, assignee.id)
-                    await self._send(
-                        event,
-                        assignee,
-                        blocks.approval_card(view, engine, assignee.locale),
-                        card_step=data.get("step"),
-                    )
-                previous = engine.person(data["previous"])
-                await self._send(
-                    event,
-                    previous,
-                    blocks_digest.escalated_dm(
-                        req, engine, previous.locale, assignee.id, data.get("sla_hours", 0)
-                    ),
+        if plan.close_cards and plan.request is not None:
+            await self._close_cards(plan.request)
+
+    def _render(
+        self, n: Notice, plan: Plan, event: OutboxEvent, locale: str
+    ) -> blocks.SlackMessage:
+        engine, req, data = self.engine, plan.request, event.data
+        match n.kind:
+            case Kind.DIGEST:
+                return blocks_digest.digest_dm(plan.pending, engine, locale)
+            case Kind.WEEKLY_OUT:
+                return blocks_digest.weekly_out_dm(plan.out, plan.start, plan.end, locale)
+            case Kind.UPDATE:
+                return blocks.requester_dm(n.event_type, req, engine, locale, data)
+            case Kind.APPROVAL_CARD if n.view is not None:
+                return blocks.approval_card(n.view, engine, locale)
+            case Kind.APPROVAL_CARD:  # decided before this event was delivered: no live buttons
+                return blocks.approval_card_closed(req, engine, locale, n.step)
+            case Kind.REMINDER_CARD:
+                return blocks.reminder_card(n.view, engine, locale, data.get("note"))
+            case Kind.ESCALATED_FROM:
+                return blocks_digest.escalated_dm(
+                    req, engine, locale, data["assignee"], data.get("sla_hours", 0)
                 )
-                await self._send(
-                    event,
-                    requester,
-                    blocks.requester_dm("step_escalated", req, engine, requester.locale, data),
-                )
-            case EventType.REQUEST_EXPIRED:
-                await self._close_cards(req)
-                await self._send(
-                    event,
-                    requester,
-                    blocks_digest.expired_dm(req, engine, requester.locale, for_requester=True),
-                )
-                if data.get("assignee"):
-                    holder = engine.person(data["assignee"])
-                    await self._send(
-                        event,
-                        holder,
-                        blocks_digest.expired_dm(req, engine, holder.locale, for_requester=False),
-                    )
-            case EventType.REMINDER_SENT:
-                step = req.open_step()
-                if step is None or step.assignee != data["assignee"]:
-                    return  # decided or handed on since: a reminder would only mislead
-                assignee = engine.person(data["assignee"])
-                view = await engine.request_view(req.id, assignee.id)
-                msg = blocks.reminder_card(view, engine, assignee.locale, data.get("note"))
-                await self._send(event, assignee, msg, card_step=data.get("step"))
-            case _:
-                log.info("event_not_for_slack", type=event.type.value)
+            case Kind.EXPIRED:
+                return blocks_digest.expired_dm(req, engine, locale, for_requester=n.for_requester)
+        raise ValueError(f"no Slack rendering for {n.kind}")
 
     async def _send(
         self,
