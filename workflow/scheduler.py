@@ -285,6 +285,8 @@ class Scheduler:
             and s.assigned_at < morning
         ]
         if not pending:
+            # anything assigned later today comes with its own card: no need to look again
+            self._periodic_done.add(flag)
             return 0
         return await self._queue_once(
             "digest",
