@@ -46,8 +46,8 @@ BENCH = ROOT / "bench"
 RESULTS = BENCH / "results"
 sys.path.insert(0, str(ROOT))
 
-from bot.sandbox.simulator import SlackSimulator  # noqa: E402
-from bot.slack.standin import SlackStandIn  # noqa: E402
+from bot.sandbox.slack_simulator import SlackSimulator  # noqa: E402
+from bot.sandbox.standins.slack.server import SlackStandIn  # noqa: E402
 from workflow import calendar  # noqa: E402
 from workflow.config import load_config  # noqa: E402
 

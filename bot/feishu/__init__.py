@@ -4,7 +4,7 @@
 - `delivery.FeishuDelivery`: the notifier's Feishu delivery
 - `client.FeishuClient`: the open API over aiohttp (token, send, reply, PATCH a card)
 - `cards`: the interactive cards; `crypto`: decryption and the signature check
-- `standin.FeishuStandIn` and `simulator.FeishuSimulator`: Feishu itself, for tests and a sandbox
+- Feishu itself, for tests and the sandbox, lives in `bot.sandbox.standins.feishu` and `bot.sandbox.feishu_simulator`
 """
 
 from bot.feishu.app import FeishuBot

@@ -30,8 +30,8 @@ import aiohttp
 import structlog
 from aiohttp import web
 
-from bot.sandbox.simulator import ButtonNotFound
-from bot.slack.standin import StandInError
+from bot.sandbox.slack_simulator import ButtonNotFound
+from bot.sandbox.standins.slack.server import StandInError
 
 if TYPE_CHECKING:
     from bot.sandbox.server import Sandbox

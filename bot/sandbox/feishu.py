@@ -30,9 +30,9 @@ from aiohttp import web
 from bot.feishu.app import FeishuBot, feishu_routes_for
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
-from bot.feishu.simulator import FeishuSimulator
-from bot.feishu.standin import FeishuFault, FeishuStandIn
 from bot.feishu.wiring import EVENTS_PATH
+from bot.sandbox.feishu_simulator import FeishuSimulator
+from bot.sandbox.standins.feishu.server import FeishuFault, FeishuStandIn
 from bot.tasks import BackgroundTasks
 from workflow.directory import Directory
 

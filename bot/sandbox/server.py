@@ -32,12 +32,12 @@ from aiohttp import web
 from bot.runtime import Runtime, build_runtime
 from bot.sandbox.api import SandboxApi
 from bot.sandbox.feishu import SandboxFeishu
-from bot.sandbox.simulator import SlackSimulator
+from bot.sandbox.slack_simulator import SlackSimulator
+from bot.sandbox.standins.slack.server import SlackStandIn
 from bot.serve import make_app, make_notifier
 from bot.settings import Settings, SettingsError
 from bot.slack.app import SlackBot
 from bot.slack.client import make_client
-from bot.slack.standin import SlackStandIn
 from bot.worker import run_worker
 from workflow.directory import Directory
 from workflow.scheduler import Scheduler

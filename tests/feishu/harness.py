@@ -22,10 +22,10 @@ from bot.feishu import cards
 from bot.feishu.app import FeishuBot, feishu_routes_for
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
-from bot.feishu.simulator import FeishuSimulator
-from bot.feishu.standin import FeishuStandIn, StoredMessage
 from bot.notifier import OutboxWorker
 from bot.runtime import Runtime
+from bot.sandbox.feishu_simulator import FeishuSimulator
+from bot.sandbox.standins.feishu.server import FeishuStandIn, StoredMessage
 from bot.settings import Settings
 from workflow.engine import Engine
 from workflow.outbox import Outbox

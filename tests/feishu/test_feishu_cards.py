@@ -10,7 +10,7 @@ import pytest
 
 from agent.events import ProposalReady
 from bot.feishu import cards
-from bot.feishu._standin_state import FeishuFault, check_card
+from bot.sandbox.standins.feishu.state import FeishuFault, check_card
 from tests.helpers import submitted
 from workflow.clock import FixedClock
 from workflow.config import Organisation, load_config

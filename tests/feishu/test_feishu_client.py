@@ -9,7 +9,7 @@ import pytest
 
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError, FeishuRateLimited, FeishuUnavailable
-from bot.feishu.standin import FeishuStandIn
+from bot.sandbox.standins.feishu.server import FeishuStandIn
 
 USER = "ou_alice"
 CARD = {

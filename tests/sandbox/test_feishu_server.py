@@ -11,9 +11,9 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.feishu import cards
-from bot.feishu.standin import TOKEN_PATH
 from bot.sandbox.feishu import API_PREFIX, card_buttons
 from bot.sandbox.server import Sandbox
+from bot.sandbox.standins.feishu.server import TOKEN_PATH
 
 ZHANG, WANG, LISI = "ou_zhangsan", "ou_wangfang", "ou_lisi"
 

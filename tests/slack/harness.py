@@ -1,7 +1,7 @@
 """An end-to-end Slack harness: the real Bolt app over HTTP, the real AsyncWebClient, the local stand-in.
 
 Events, commands and interactions are built and signed exactly as Slack does it by
-`bot.sandbox.simulator.SlackSimulator` (the sandbox uses the same one) and posted to
+`bot.sandbox.slack_simulator.SlackSimulator` (the sandbox uses the same one) and posted to
 /slack/events; what the bot sends is read back from the stand-in.
 """
 
@@ -19,13 +19,13 @@ from agent.model import ChatModel
 from agent.planner import OfflinePlanner
 from bot.notifier import OutboxWorker
 from bot.runtime import Runtime
-from bot.sandbox.simulator import SlackSimulator
+from bot.sandbox.slack_simulator import SlackSimulator
+from bot.sandbox.standins.slack.server import SlackStandIn
 from bot.serve import NOTIFIER_GROUP, web_app
 from bot.settings import Settings
 from bot.slack.app import SlackBot
 from bot.slack.client import make_client
 from bot.slack.delivery import SlackDelivery
-from bot.slack.standin import SlackStandIn
 from workflow.engine import Engine
 from workflow.outbox import Outbox
 

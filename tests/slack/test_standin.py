@@ -26,7 +26,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.messages.chunk import MarkdownTextChunk, PlanUpdateChunk, TaskUpdateChunk
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.standin import SlackStandIn
+from bot.sandbox.standins.slack.server import SlackStandIn
 
 TOKEN = "xoxb-standin-test"
 ALICE = "U0ALICE001"

@@ -24,7 +24,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.feishu._standin_state import FeishuFault, StoredMessage, Tenant
+from bot.sandbox.standins.feishu.state import FeishuFault, StoredMessage, Tenant
 
 __all__ = ["FeishuFault", "FeishuStandIn", "RecordedRequest", "StoredMessage"]
 

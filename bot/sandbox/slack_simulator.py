@@ -24,7 +24,7 @@ from typing import Any
 import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
-from bot.slack.standin import SlackStandIn, StandInError
+from bot.sandbox.standins.slack.server import SlackStandIn, StandInError
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"

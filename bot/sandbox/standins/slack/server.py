@@ -25,9 +25,9 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.slack._standin_api import HANDLERS
-from bot.slack._standin_common import StandInError
-from bot.slack._standin_state import Workspace
+from bot.sandbox.standins.slack.api import HANDLERS
+from bot.sandbox.standins.slack.common import StandInError
+from bot.sandbox.standins.slack.state import Workspace
 
 __all__ = ["RecordedRequest", "SlackStandIn", "StandInError", "Workspace"]
 

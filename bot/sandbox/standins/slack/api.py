@@ -12,7 +12,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from bot.slack._standin_common import (
+from bot.sandbox.standins.slack.common import (
     MARKDOWN_MAX,
     TEXT_MAX,
     StandInError,
@@ -20,7 +20,7 @@ from bot.slack._standin_common import (
     check_chunks,
     invalid_arguments,
 )
-from bot.slack._standin_state import Workspace, ts_key
+from bot.sandbox.standins.slack.state import Workspace, ts_key
 
 Params = dict[str, Any]
 Handler = Callable[[Workspace, Params], dict[str, Any]]

@@ -19,7 +19,7 @@ import aiohttp
 
 from bot.feishu import cards
 from bot.feishu.crypto import NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, encrypt, signature
-from bot.feishu.standin import FeishuStandIn
+from bot.sandbox.standins.feishu.server import FeishuStandIn
 
 
 class FeishuSimulator:

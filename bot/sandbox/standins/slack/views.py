@@ -7,10 +7,10 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bot.slack._standin_common import StandInError, check_view, invalid_arguments, slack_id
+from bot.sandbox.standins.slack.common import StandInError, check_view, invalid_arguments, slack_id
 
 if TYPE_CHECKING:
-    from bot.slack._standin_state import Workspace
+    from bot.sandbox.standins.slack.state import Workspace
 
 TRIGGER_TTL_S = 3.0
 MAX_STACK = 3

@@ -1,8 +1,8 @@
 """The stand-in's workspace: users, conversations, messages, ephemerals, statuses and streams.
 
-Pure state, no HTTP: `_standin_api` turns Web API parameters into calls here, and the
+Pure state, no HTTP: `api` turns Web API parameters into calls here, and the
 sandbox calls it directly (a person typing, a modal closing). Every change is published to
-subscribers as a small JSON-able record. Views live in `_standin_views`.
+subscribers as a small JSON-able record. Views live in `views`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from bot.slack._standin_changes import CHANGE_QUEUE_SIZE, ChangeFeed
-from bot.slack._standin_common import StandInError, slack_id
-from bot.slack._standin_streams import apply_chunks, new_stream
-from bot.slack._standin_users import bot_object, person_object
-from bot.slack._standin_views import Views
+from bot.sandbox.standins.slack.changes import CHANGE_QUEUE_SIZE, ChangeFeed
+from bot.sandbox.standins.slack.common import StandInError, slack_id
+from bot.sandbox.standins.slack.streams import apply_chunks, new_stream
+from bot.sandbox.standins.slack.users import bot_object, person_object
+from bot.sandbox.standins.slack.views import Views
 
 
 def ts_key(ts: str) -> Decimal:
