@@ -82,6 +82,7 @@ class ProposalReady(StepEvent):
     confirm_by: str
     summary: str
     fields: dict[str, Any] = field(default_factory=dict)
+    replaces: str | None = None  # the earlier draft of this thread it superseded
 
 
 @dataclass(frozen=True)

@@ -347,7 +347,13 @@ class Agent:
                     p = obs.proposal
                     yield emit(
                         ProposalReady(
-                            p.pending_id, p.kind, p.request_id, p.confirm_by, p.summary, p.fields
+                            p.pending_id,
+                            p.kind,
+                            p.request_id,
+                            p.confirm_by,
+                            p.summary,
+                            p.fields,
+                            p.replaces,
                         )
                     )
                 new.append(Message.tool_result(call, self._clip(obs.to_json())))

@@ -686,6 +686,22 @@ class Engine(Queries):
 
         return await self._retrying("confirmation", attempt)
 
+    async def supersede(self, pending_id: str, actor: str, by: str) -> bool:
+        """Retire an open pending action that a newer one (`by`) replaces; False if it was not open."""
+
+        async def attempt() -> bool:
+            pending = await self.pending_action(pending_id, actor)
+            if pending.status is not PendingStatus.OPEN:
+                return False
+            pending.status = PendingStatus.CANCELLED
+            pending.result = {"replaced_by": by}
+            key = self.keys.pending(pending.id)
+            await self.store.apply(Tx().expect(key, pending.version).put(key, pending))
+            log.info("action_superseded", pending_id=pending.id, by=by)
+            return True
+
+        return await self._retrying("confirmation", attempt)
+
     # --- delegation -------------------------------------------------------------------------
 
     async def set_delegation(

@@ -44,6 +44,7 @@ class ProposalInfo:
     confirm_by: str
     fields: dict[str, Any]
     summary: str
+    replaces: str | None = None  # the thread's earlier draft this one superseded
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,21 @@ from agent.i18n import fmt_date, t
 from agent.tools.base import Observation, ProposalInfo, Tool, ToolArgs, ToolContext
 from agent.tools.dates_arg import DATE_HELP, span
 from agent.tools.describe import half_day, what
+from agent.tools.drafts import live_draft, remember
 from agent.tools.read import REQUEST_ID
 from workflow.engine import Proposal
+from workflow.models import PendingKind
 
 
-def _awaiting(
-    ctx: ToolContext, proposal: Proposal, summary: str, fields: dict[str, Any]
+async def _awaiting(
+    ctx: ToolContext,
+    proposal: Proposal,
+    summary: str,
+    fields: dict[str, Any],
+    replaced: str | None = None,
 ) -> Observation:
+    """The observation of a stored proposal, now the thread's live draft in its slot."""
+    replaced = await remember(ctx, proposal, replaced)
     engine = ctx.engine
     confirm_by = engine.directory.get(proposal.pending.actor).name
     info = ProposalInfo(
@@ -29,6 +37,7 @@ def _awaiting(
         confirm_by=confirm_by,
         fields=fields,
         summary=summary,
+        replaces=replaced,
     )
     data = {
         "ok": True,
@@ -40,6 +49,8 @@ def _awaiting(
         "note": "Nothing has been submitted or sent: the user must click the button on the card.",
         **{k: v for k, v in fields.items() if k not in ("reason",)},
     }
+    if replaced:
+        data["replaces"] = replaced  # the thread's earlier draft: its card now says so
     return Observation(data, info)
 
 
@@ -96,9 +107,8 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
         "end_half": s.end_half,
         "reason": args.reason,
     }
-    proposal = await ctx.engine.prepare_submit(
-        ctx.actor.id, "leave", fields, replaces=args.replaces
-    )
+    replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
+    proposal = await ctx.engine.prepare_submit(ctx.actor.id, "leave", fields, replaces=replaced)
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
     after = proposal.balance_after
@@ -114,7 +124,7 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
         f"Prepared {what(req, ctx.engine.config, loc)}, approval by {chain}.{left}",
         f"已准备：{what(req, ctx.engine.config, loc)}，审批人 {chain}。{left}",
     )
-    return _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal))
+    return await _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
 class ProposeRequestArgs(ToolArgs):
@@ -139,8 +149,9 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
         value = fields.get(f.name)
         if f.type is FieldType.DATE and isinstance(value, str) and value.strip():
             fields[f.name] = one_date(value, ctx, f.name).isoformat()
+    replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
     proposal = await ctx.engine.prepare_submit(
-        ctx.actor.id, args.process, fields, replaces=args.replaces
+        ctx.actor.id, args.process, fields, replaces=replaced
     )
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
@@ -149,7 +160,7 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
         f"Prepared {what(req, ctx.engine.config, loc)}, approval by {chain}.",
         f"已准备：{what(req, ctx.engine.config, loc)}，审批人 {chain}。",
     )
-    return _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal))
+    return await _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
 class ProposeDecisionArgs(ToolArgs):
@@ -163,8 +174,10 @@ class ProposeDecisionArgs(ToolArgs):
 
 
 async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Observation:
+    request_id = args.request_id.upper()
+    replaced = await live_draft(ctx, PendingKind.DECIDE, request_id)
     proposal = await ctx.engine.prepare_decision(
-        ctx.actor.id, args.request_id.upper(), args.decision, args.comment
+        ctx.actor.id, request_id, args.decision, args.comment
     )
     loc, req, d = ctx.locale, proposal.request, ctx.engine.directory
     verb = t(
@@ -183,7 +196,7 @@ async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Obser
         "requester": d.get(req.requester).name,
         "step": proposal.pending.payload["step"] + 1,
     }
-    return _awaiting(ctx, proposal, summary, fields)
+    return await _awaiting(ctx, proposal, summary, fields, replaced)
 
 
 class ProposeWithdrawArgs(ToolArgs):
@@ -192,14 +205,16 @@ class ProposeWithdrawArgs(ToolArgs):
 
 
 async def propose_withdraw(ctx: ToolContext, args: ProposeWithdrawArgs) -> Observation:
-    proposal = await ctx.engine.prepare_withdraw(ctx.actor.id, args.request_id.upper(), args.reason)
+    request_id = args.request_id.upper()
+    replaced = await live_draft(ctx, PendingKind.WITHDRAW, request_id)
+    proposal = await ctx.engine.prepare_withdraw(ctx.actor.id, request_id, args.reason)
     loc, req = ctx.locale, proposal.request
     summary = t(
         loc,
         f"Prepared: withdraw {req.id} ({what(req, ctx.engine.config, loc)}).",
         f"已准备：撤回 {req.id}（{what(req, ctx.engine.config, loc)}）。",
     )
-    return _awaiting(ctx, proposal, summary, {"reason": args.reason})
+    return await _awaiting(ctx, proposal, summary, {"reason": args.reason}, replaced)
 
 
 class ProposeReminderArgs(ToolArgs):
@@ -212,7 +227,9 @@ class ProposeReminderArgs(ToolArgs):
 
 
 async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Observation:
-    proposal = await ctx.engine.prepare_remind(ctx.actor.id, args.request_id.upper(), args.note)
+    request_id = args.request_id.upper()
+    replaced = await live_draft(ctx, PendingKind.REMIND, request_id)
+    proposal = await ctx.engine.prepare_remind(ctx.actor.id, request_id, args.note)
     loc, req, d = ctx.locale, proposal.request, ctx.engine.directory
     step = req.open_step()
     to = d.get(step.assignee).name if step and step.assignee else "?"
@@ -221,7 +238,7 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
         f"Prepared a reminder to {to} about {req.id} ({what(req, ctx.engine.config, loc)}), waiting since {req.submitted_at:%Y-%m-%d %H:%M}.",
         f"已准备提醒 {to} 审批 {req.id}（{what(req, ctx.engine.config, loc)}），提交于 {req.submitted_at:%Y-%m-%d %H:%M}。",
     )
-    return _awaiting(ctx, proposal, summary, {"to": to, "note": args.note})
+    return await _awaiting(ctx, proposal, summary, {"to": to, "note": args.note}, replaced)
 
 
 class ProposeDelegationArgs(ToolArgs):
@@ -252,6 +269,7 @@ async def propose_delegation(ctx: ToolContext, args: ProposeDelegationArgs) -> O
         )
     delegate = found[0]
     start, end = one_date(args.start, ctx, "start"), one_date(args.end, ctx, "end")
+    replaced = await live_draft(ctx, PendingKind.DELEGATE)
     proposal = await ctx.engine.prepare_delegation(
         ctx.actor.id, delegate.id, start, end, args.reason
     )
@@ -267,7 +285,7 @@ async def propose_delegation(ctx: ToolContext, args: ProposeDelegationArgs) -> O
         "end": end.isoformat(),
         "reason": args.reason,
     }
-    return _awaiting(ctx, proposal, summary, fields)
+    return await _awaiting(ctx, proposal, summary, fields, replaced)
 
 
 PROPOSE_TOOLS: list[Tool] = [
