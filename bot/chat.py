@@ -25,6 +25,8 @@ from agent.events import (
 )
 from agent.i18n import t
 from agent.tools.describe import what, where_it_is
+from bot import wording
+from bot.conversation import CardLifecycle, CardRegistry, Interactions
 from bot.runtime import Runtime
 from workflow.errors import WorkflowError
 
@@ -40,6 +42,7 @@ PROMPTS = {
     "decide": ("Confirm this decision? [y/N] ", "确认此审批？[y/N] "),
     "withdraw": ("Withdraw? [y/N] ", "撤回？[y/N] "),
     "remind": ("Send the reminder? [y/N] ", "发送提醒？[y/N] "),
+    "delegate": ("Delegate? [y/N] ", "委托？[y/N] "),
 }
 
 
@@ -56,6 +59,9 @@ class ChatSession:
 
     def __post_init__(self) -> None:
         self.switch(self.person)
+        engine = self.runtime.engine
+        cards = CardLifecycle(engine, CardRegistry(self.runtime.redis, engine.keys.org))
+        self.core = Interactions(engine, self.runtime.memory, cards)
 
     def switch(self, person: str) -> None:
         self.runtime.engine.person(person)  # NotFound for someone not in the directory
@@ -89,7 +95,12 @@ class ChatSession:
             self.show(event)
             if isinstance(event, ProposalReady):
                 proposals.append(event)
+        replaced = {p.replaces for p in proposals if p.replaces}
         for p in proposals:
+            if p.pending_id in replaced:  # a later card of this turn supersedes it
+                if not self.json_mode:
+                    self.say("  ✗ " + wording.replaced_by_card_below(self.locale))
+                continue
             await self.confirm_card(p)
 
     def show(self, event: StepEvent) -> None:
@@ -128,44 +139,31 @@ class ChatSession:
 
     async def confirm_card(self, p: ProposalReady) -> None:
         """The card's buttons: the person answers y to confirm; anything else cancels."""
-        engine = self.runtime.engine
         en, zh = PROMPTS.get(p.action, PROMPTS["submit"])
         answer = await self.ask(t(self.locale, en, zh))
-        try:
-            if answer.lower() in ("y", "yes", "是", "好", "确认"):
-                outcome = await engine.confirm(p.pending_id, self.person)
-                req = outcome.request
-                line = f"{req.id} {what(req, engine.config, self.locale)} — {where_it_is(req, engine.directory, self.locale)}"
-                note = t(
-                    self.locale,
-                    f"(Confirmed by {engine.person(self.person).name}: {line})",
-                    f"（{engine.person(self.person).name} 已确认：{line}）",
-                )
-                result = {
-                    "event": "confirmed",
-                    "pending_id": p.pending_id,
-                    "request_id": req.id,
-                    "status": req.status.value,
-                    "repeated": outcome.repeated,
-                }
+        person = self.runtime.engine.person(self.person)
+        if answer.lower() in ("y", "yes", "是", "好", "确认"):
+            done = await self.core.confirm(person, p.pending_id, thread=self.thread)
+        else:
+            done = await self.core.cancel(person, p.pending_id, thread=self.thread)
+        result: dict[str, Any] = {"pending_id": p.pending_id}
+        if not done.ok:
+            code = done.error.code if done.error else "refused"
+            result |= {"event": "refused", "error": code, "message": done.text}
+            line = t(self.locale, f"(Not done: {done.text})", f"（未完成：{done.text}）")
+        elif done.outcome is None:
+            result["event"] = "cancelled"
+            line = t(self.locale, f"({done.text}.)", f"（{done.text}。）")
+        else:
+            req = done.outcome.request
+            result |= {"event": "confirmed", "repeated": done.outcome.repeated}
+            if req is not None:
+                result |= {"request_id": req.id, "status": req.status.value}
+                line = f"{req.id} {what(req, self.runtime.engine.config, self.locale)} — {where_it_is(req, self.runtime.engine.directory, self.locale)}"
             else:
-                await engine.cancel(p.pending_id, self.person)
-                note = t(
-                    self.locale, "(Cancelled: nothing was sent.)", "（已取消：没有提交任何内容。）"
-                )
-                result = {"event": "cancelled", "pending_id": p.pending_id}
-        except WorkflowError as e:
-            note = t(
-                self.locale, f"(Not done: {e.localized('en')})", f"（未完成：{e.localized('zh')}）"
-            )
-            result = {
-                "event": "refused",
-                "pending_id": p.pending_id,
-                "error": e.code,
-                "message": e.localized(self.locale),
-            }
-        await self.runtime.memory.note(self.thread, note)
-        self.emit(result) if self.json_mode else self.say(note)
+                line = done.text
+            line = t(self.locale, f"(Confirmed: {line})", f"（已确认：{line}）")
+        self.emit(result) if self.json_mode else self.say(line)
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -198,20 +196,17 @@ class ChatSession:
             if choice not in ("a", "r"):
                 continue
             step = req.open_step()
-            comment = None
+            me = engine.person(self.person)
             if choice == "r":
-                comment = await self.ask(t(self.locale, "Reason: ", "理由："))
-            try:
-                done = await engine.decide(
-                    req.id,
-                    step.index,
-                    self.person,
-                    "approve" if choice == "a" else "reject",
-                    comment,
-                )
-                self.say("  → " + where_it_is(done, engine.directory, self.locale))
-            except WorkflowError as e:
-                self.say(f"  ✗ {e.localized(self.locale)}")
+                reason = await self.ask(t(self.locale, "Reason: ", "理由："))
+                done = await self.core.reject(me, req.id, step.index, reason)
+            else:
+                done = await self.core.approve(me, req.id, step.index)
+            if not done.ok:
+                self.say(f"  ✗ {done.text}")
+                continue
+            decided = await engine.get_request(req.id, self.person)
+            self.say("  → " + where_it_is(decided, engine.directory, self.locale))
 
     async def history(self) -> None:
         for m in await self.runtime.memory.load(self.thread):

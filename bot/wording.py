@@ -384,3 +384,25 @@ def weekly_out_title(start: date, end: date, locale: str) -> str:
 
 def nobody_out(locale: str) -> str:
     return t(locale, "Nobody in your team is out.", "团队中没有人请假。")
+
+
+# --- the conversation core's sentences ----------------------------------------------------------
+
+
+def replaced_by_card_below(locale: str) -> str:
+    """A superseded draft's card, and the refusal of its Submit."""
+    return t(locale, "Replaced by the card below", "已被下方的新卡片取代")
+
+
+def delegated_text(delegate: str, start: date, end: date, locale: str) -> str:
+    """What a confirmed delegation did."""
+    dates = fmt_range(start, end, False, False, locale)
+    return t(
+        locale,
+        f"Delegated: {delegate} decides your approvals, {dates}",
+        f"已委托：{delegate} 代你审批（{dates}）",
+    )
+
+
+def button_not_valid(locale: str) -> str:
+    return t(locale, "This button is not valid any more.", "此按钮已失效。")

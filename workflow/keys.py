@@ -124,6 +124,16 @@ def delivery(platform: str, org: str, event_id: str, recipient: str) -> str:
     return f"delivered:{platform}:{{{org}}}:{event_id}:{recipient}"
 
 
-def request_cards(platform: str, org: str, request_id: str) -> str:
-    """Hash `<channel>:<ts>` → step: every approval card of a request, to update after a decision."""
-    return f"cards:{platform}:{{{org}}}:{request_id}"
+def card_registry(org: str, request_id: str) -> str:
+    """Hash `<platform>|<address>` → card: every card posted about a request, on every platform."""
+    return f"cards:{{{org}}}:req:{request_id}"
+
+
+def pending_cards(org: str, pending_id: str) -> str:
+    """Hash `<platform>|<address>` → card: the confirm cards showing one pending action."""
+    return f"cards:{{{org}}}:pending:{pending_id}"
+
+
+def thread_drafts(thread_key: str) -> str:
+    """Hash slot → pending id: the one live draft of each kind in a conversation thread."""
+    return f"thread:{{{thread_key}}}:drafts"

@@ -21,18 +21,21 @@ import redis.exceptions
 import structlog
 from aiohttp import web
 
+from agent.events import ProposalReady
 from agent.i18n import detect_locale, t
-from agent.tools.describe import what
+from bot.conversation import Answer, CardLifecycle, CardRef, CardRegistry, Interactions, Role
+from bot.conversation.interactions import At
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.crypto import MAX_SKEW_S, check_token, decrypt, verify_signature
 from bot.feishu.errors import CallbackRejected, FeishuError
+from bot.feishu.render import PLATFORM, FeishuCards, render
 from bot.feishu.turns import CardThread
 from bot.runtime import Runtime
 from bot.tasks import BackgroundTasks
-from bot.wording import name_of, not_in_directory, outcome_text
+from bot.wording import not_in_directory
 from workflow.config import Person
-from workflow.errors import StoreUnavailable, WorkflowError
+from workflow.errors import StoreUnavailable
 from workflow.keys import event_seen
 
 log = structlog.get_logger("feishu")
@@ -116,7 +119,7 @@ class Click:
 
 
 @dataclass(frozen=True)
-class Answer:
+class Reply:
     """A callback's answer: a toast, and the card that replaces the clicked one (None: unchanged)."""
 
     toast: dict[str, str]
@@ -155,6 +158,10 @@ class FeishuBot:
         self.action_budget_s = action_budget_s
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
+        self.cards = FeishuCards(self.engine, client)
+        registry = CardRegistry(runtime.redis, self.engine.keys.org)
+        self.lifecycle = CardLifecycle(self.engine, registry)
+        self.core = Interactions(self.engine, runtime.memory, self.lifecycle)
 
     # --- the HTTP edge ---------------------------------------------------------------------
 
@@ -246,6 +253,8 @@ class FeishuBot:
         person = self.engine.directory.by_feishu_id(open_id)
         locale = detect_locale(text or "", person.locale if person else "zh")
         view = CardThread(self.client, root_id, thread, locale, origin, engine=self.engine)
+        if person is not None:
+            view.posted = lambda p, message_id: self._confirm_posted(person, p, message_id)
         try:
             if person is None:
                 await view.say(not_in_directory(locale, self.hr_name))
@@ -263,6 +272,22 @@ class FeishuBot:
             await self._say_failure(view, locale)
         except FeishuError as e:
             log.error("feishu_turn_api_error", code=e.code, error=str(e))
+
+    async def _confirm_posted(
+        self, person: Person, proposal: ProposalReady, message_id: str
+    ) -> None:
+        """Record a confirm card; the draft it supersedes now says it was replaced."""
+        card = CardRef(
+            platform=PLATFORM,
+            address=message_id,
+            role=Role.CONFIRM,
+            holder=person.id,
+            locale=person.locale,
+            summary=proposal.summary,
+        )
+        await self.lifecycle.posted_confirm(
+            card, proposal.pending_id, proposal.replaces, self.cards.update
+        )
 
     @staticmethod
     async def _say_failure(view: CardThread, locale: str) -> None:
@@ -300,7 +325,7 @@ class FeishuBot:
             return {"toast": cards.toast("error", text)}
         return answer.body()
 
-    def _late(self, work: asyncio.Task[Answer], message_id: str | None) -> None:
+    def _late(self, work: asyncio.Task[Reply], message_id: str | None) -> None:
         """A click that outlived the 3 s: show its card by PATCH once it is done."""
         if work.cancelled() or work.exception() is not None or message_id is None:
             return
@@ -308,98 +333,48 @@ class FeishuBot:
         if answer.card is not None:
             self.tasks.spawn(self.client.patch_card(message_id, answer.card), name="feishu-late")
 
-    async def act(self, click: Click) -> Answer:
+    async def act(self, click: Click) -> Reply:
         """What the click does; a refusal (wrong person, stale card) changes nothing."""
         person = self.engine.directory.by_feishu_id(click.open_id)
         if person is None:
-            return Answer(cards.toast("error", not_in_directory("zh", self.hr_name)))
-        action = click.value.get("action")
+            return Reply(cards.toast("error", not_in_directory("zh", self.hr_name)))
+        return self.reply(await self.answer(click, person), person)
+
+    async def answer(self, click: Click, person: Person) -> Answer:
+        """The core's answer to the button that was clicked."""
+        action, value = click.value.get("action"), click.value
         try:
             match action:
-                case cards.PENDING_CONFIRM | cards.PENDING_CANCEL:
-                    return await self._pending(
-                        click, person, confirm=action == cards.PENDING_CONFIRM
+                case cards.PENDING_CONFIRM:
+                    at = At(PLATFORM, click.message_id) if click.message_id else None
+                    thread = str(value["thread"]) if value.get("thread") else None
+                    return await self.core.confirm(
+                        person, str(value["pending_id"]), thread=thread, at=at
                     )
+                case cards.PENDING_CANCEL:
+                    thread = str(value["thread"]) if value.get("thread") else None
+                    return await self.core.cancel(person, str(value["pending_id"]), thread=thread)
                 case cards.REQUEST_APPROVE:
-                    return await self._approve(click, person)
+                    return await self.core.approve(person, *self._request_step(click))
                 case cards.REQUEST_REJECT:
-                    return await self._reject_form(click, person)
+                    return await self.core.open_reject(person, *self._request_step(click))
                 case cards.REQUEST_REJECT_SUBMIT:
-                    return await self._reject(click, person)
+                    reason = str(click.form.get(cards.REASON_INPUT) or "")
+                    return await self.core.reject(person, *self._request_step(click), reason)
                 case cards.REQUEST_BACK:
-                    return await self._back(click, person)
-        except WorkflowError as e:
-            log.info("feishu_click_refused", action=action, person=person.id, error=e.message)
-            return Answer(cards.toast("error", e.localized(person.locale)))
+                    return await self.core.back(person, self._request_step(click)[0])
         except (KeyError, TypeError, ValueError):
             pass
-        return Answer(
-            cards.toast(
-                "error", t(person.locale, "This button is not valid any more.", "此按钮已失效。")
-            )
-        )
+        return self.core.not_valid(person.locale)
 
-    async def _pending(self, click: Click, person: Person, *, confirm: bool) -> Answer:
-        locale, pending_id = person.locale, str(click.value["pending_id"])
-        if confirm:
-            outcome = await self.engine.confirm(pending_id, person.id)
-            req = outcome.request
-            result = outcome_text(outcome.kind.value, req, self.engine, locale)
-            summary = f"{req.id} · {what(req, self.engine.config, locale)}"
-        else:
-            pending = await self.engine.cancel(pending_id, person.id)
-            result = outcome_text("cancelled", None, self.engine, locale)
-            summary = pending.request_id
-        if thread := click.value.get("thread"):
-            await self.runtime.memory.note(str(thread), f"({person.name}: {result})")
-        closed = cards.confirm_card_closed(summary, result, locale, ok=confirm)
-        return Answer(cards.toast("success" if confirm else "info", result), closed)
+    def reply(self, answer: Answer, person: Person) -> Reply:
+        """A toast with the answer's sentence, and the clicked card redrawn when it changed."""
+        card = render(answer.card, self.engine, person.locale) if answer.card else None
+        return Reply(cards.toast(answer.tone, answer.text), card)
 
     @staticmethod
     def _request_step(click: Click) -> tuple[str, int]:
         return str(click.value["request_id"]), int(click.value["step"])
-
-    async def _approve(self, click: Click, person: Person) -> Answer:
-        request_id, step = self._request_step(click)
-        req = await self.engine.decide(request_id, step, person.id, "approve")
-        closed = cards.approval_card_closed(req, self.engine, person.locale, step)
-        return Answer(cards.toast("success", t(person.locale, "Approved", "已批准")), closed)
-
-    async def _reject_form(self, click: Click, person: Person) -> Answer:
-        """Reject asks for the reason first: the card turns into a small form."""
-        request_id, index = self._request_step(click)
-        req = await self.engine.get_request(request_id, person.id)
-        step = req.open_step()
-        if step is None or step.index != index:
-            closed = cards.approval_card_closed(req, self.engine, person.locale, index)
-            return Answer(
-                cards.toast("info", t(person.locale, "Already decided", "已处理")), closed
-            )
-        form = cards.reject_form_card(req, step, self.engine, person.locale)
-        return Answer(
-            cards.toast("info", t(person.locale, "Give a reason to reject", "请填写驳回理由")), form
-        )
-
-    async def _reject(self, click: Click, person: Person) -> Answer:
-        request_id, step = self._request_step(click)
-        reason = str(click.form.get(cards.REASON_INPUT) or "").strip()
-        req = await self.engine.decide(request_id, step, person.id, "reject", reason)
-        closed = cards.approval_card_closed(req, self.engine, person.locale, step)
-        who = name_of(self.engine, req.requester)
-        return Answer(
-            cards.toast(
-                "success", t(person.locale, f"Rejected; {who} is told", f"已驳回，将通知 {who}")
-            ),
-            closed,
-        )
-
-    async def _back(self, click: Click, person: Person) -> Answer:
-        request_id, _ = self._request_step(click)
-        view = await self.engine.request_view(request_id, person.id)
-        return Answer(
-            cards.toast("info", "OK" if person.locale != "zh" else "好的"),
-            cards.approval_card(view, self.engine, person.locale),
-        )
 
 
 def feishu_routes_for(bot: FeishuBot, app: web.Application, path: str = "/feishu/events") -> None:
@@ -407,4 +382,4 @@ def feishu_routes_for(bot: FeishuBot, app: web.Application, path: str = "/feishu
     app.router.add_post(path, bot.handle)
 
 
-__all__ = ["Answer", "Click", "FeishuBot", "feishu_routes_for", "message_text", "thread_key"]
+__all__ = ["Click", "FeishuBot", "Reply", "feishu_routes_for", "message_text", "thread_key"]

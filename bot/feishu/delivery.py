@@ -16,15 +16,16 @@ import structlog
 from agent.i18n import fmt_range
 from agent.tools.describe import what
 from bot import wording
+from bot.conversation import CardLifecycle, CardRef, CardRegistry, Role
+from bot.conversation.lifecycle import LIVE, fingerprint
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
-from bot.feishu.errors import FeishuError
+from bot.feishu.render import PLATFORM, FeishuCards
 from bot.feishu.turns import send_uuid
 from bot.notices import Kind, Notice, Plan, plan_notices
 from workflow.config import Person
 from workflow.engine import Engine
-from workflow.keys import delivery, request_cards
-from workflow.models import Request
+from workflow.keys import delivery
 from workflow.outbox import OutboxEvent
 
 log = structlog.get_logger("notifier")
@@ -40,20 +41,32 @@ class FeishuDelivery:
         self.engine = engine
         self.client = client
         self.redis = redis
+        self.cards = FeishuCards(engine, client)
+        self.lifecycle = CardLifecycle(engine, CardRegistry(redis, engine.keys.org))
 
     async def deliver(self, event: OutboxEvent) -> None:
         """Send each notice of the event's plan to its person once; raise to have it retried."""
         plan = await plan_notices(event, self.engine)
         for notice in plan.notices:
             person = self.engine.person(notice.person)
-            await self._send(
-                event,
-                person,
-                self._render(notice, plan, event, person.locale),
-                card_step=notice.step,
+            where = await self._send(
+                event, person, self._render(notice, plan, event, person.locale)
             )
-        if plan.close_cards and plan.request is not None:
-            await self._close_cards(plan.request)
+            if where is not None and notice.step is not None and plan.request is not None:
+                await self.lifecycle.registry.add(
+                    plan.request.id,
+                    CardRef(
+                        platform=PLATFORM,
+                        address=where,
+                        role=Role.REMINDER if notice.kind is Kind.REMINDER_CARD else Role.APPROVER,
+                        holder=person.id,
+                        locale=person.locale,
+                        step=notice.step,
+                        shown=LIVE if notice.view is not None else fingerprint(plan.request),
+                    ),
+                )
+        if plan.request is not None:  # every card of the request shows where it stands now
+            await self.lifecycle.refresh(plan.request, PLATFORM, self.cards.update)
 
     def _render(self, n: Notice, plan: Plan, event: OutboxEvent, locale: str) -> dict[str, Any]:
         engine, req, data = self.engine, plan.request, event.data
@@ -89,20 +102,17 @@ class FeishuDelivery:
                 return cards.notice_card(wording.title_of(req, engine, locale), [text], "grey")
         raise ValueError(f"no Feishu rendering for {n.kind}")
 
-    async def _send(
-        self,
-        event: OutboxEvent,
-        person: Person,
-        card: dict[str, Any],
-        card_step: int | None = None,
-    ) -> None:
-        """Send once per (event, person): skip when the key says sent; the uuid covers a crash."""
+    async def _send(self, event: OutboxEvent, person: Person, card: dict[str, Any]) -> str | None:
+        """Send once per (event, person): skip when the key says sent; the uuid covers a crash.
+
+        Returns the message id when this call sent it.
+        """
         if not person.feishu_open_id:
             log.info("person_not_on_feishu", person=person.id, event_id=event.id)
-            return
+            return None
         key = delivery("feishu", self.engine.keys.org, event.id, person.id)
         if await self.redis.get(key):
-            return
+            return None
         sent = await self.client.send(
             person.feishu_open_id,
             "interactive",
@@ -117,36 +127,8 @@ class FeishuDelivery:
             recipient=person.id,
             repeated=event.deliveries > 1,
         )
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(key, message_id or "-", ex=KEY_TTL_S)
-            if card_step is not None and message_id:
-                refs = request_cards("feishu", self.engine.keys.org, event.request_id)
-                pipe.hset(refs, message_id, f"{card_step}|{person.id}")  # closed in their language
-                pipe.expire(refs, KEY_TTL_S)
-            await pipe.execute()
-
-    async def _close_cards(self, req: Request) -> None:
-        """Take the buttons off every card of this request whose step is decided or no longer open."""
-        refs = request_cards("feishu", self.engine.keys.org, req.id)
-        open_step = req.current_step if req.open_step() else None
-        for message_id, step in (await self.redis.hgetall(refs)).items():
-            step_part, _, card_holder = step.partition("|")
-            index = int(step_part)
-            if index == open_step:
-                continue
-            assignee = card_holder or (
-                req.steps[index].assignee if 0 <= index < len(req.steps) else None
-            )
-            holder = self.engine.directory.find(assignee) if assignee else None
-            locale = holder.locale if holder else "en"
-            closed = cards.approval_card_closed(req, self.engine, locale, index)
-            try:
-                await self.client.patch_card(message_id, closed)
-            except FeishuError as e:
-                if e.retryable:
-                    raise  # the event is retried later
-                log.warning("feishu_card_close_failed", message_id=message_id, error=str(e))
-            await self.redis.hdel(refs, message_id)
+        await self.redis.set(key, message_id or "-", ex=KEY_TTL_S)
+        return message_id or None
 
     async def aclose(self) -> None:
         """Close the open-API client's HTTP session."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 import uuid as uuid_lib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import structlog
@@ -43,6 +43,8 @@ class CardThread:
     locale: str
     origin: str  # the inbound event id: the seed of every send's uuid
     engine: Engine | None = None
+    # told of each confirm card posted (its message id): the core records it, retires what it replaces
+    posted: Callable[[ProposalReady, str], Awaitable[None]] | None = None
     tasks: dict[str, TaskLine] = field(default_factory=dict)
     _card_id: str | None = None
     _sent: int = 0
@@ -101,7 +103,9 @@ class CardThread:
                     card = cards.confirm_card(
                         event, self.locale, thread=self.thread, engine=self.engine
                     )
-                    await self.reply("interactive", card)
+                    message_id = await self.reply("interactive", card)
+                    if self.posted is not None and message_id:
+                        await self.posted(event, message_id)
                 case Notice():
                     await self.say(event.text)
                 case FinalAnswer():

@@ -22,12 +22,23 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.events import ProposalReady
 from agent.i18n import detect_locale, t
-from agent.tools.describe import what
 from bot import wording
+from bot.conversation import (
+    Answer,
+    CardLifecycle,
+    CardRef,
+    CardRegistry,
+    Interactions,
+    RejectForm,
+    Role,
+)
+from bot.conversation.interactions import At
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_delegation
 from bot.slack.identity import SlackIdentity
+from bot.slack.render import PLATFORM, SlackCards, address, render
 from bot.slack.turns import ThreadView
 from bot.tasks import BackgroundTasks
 from workflow.chain import resolve_chain
@@ -103,11 +114,6 @@ class Click:
         )
 
 
-def said(e: Exception, locale: str) -> str:
-    """An error as the person reads it: the engine's words in their language."""
-    return e.localized(locale) if isinstance(e, WorkflowError) else str(e)
-
-
 def thread_key(team_id: str, channel: str, thread_ts: str) -> str:
     return f"slack:{team_id}:{channel}:{thread_ts}"
 
@@ -139,6 +145,10 @@ class SlackBot:
         self.streaming = streaming
         self.tasks = tasks if tasks is not None else BackgroundTasks()
         self.identity = SlackIdentity(self.engine.directory, runtime.redis, client)
+        self.cards = SlackCards(self.engine, client)
+        registry = CardRegistry(runtime.redis, self.engine.keys.org)
+        self.lifecycle = CardLifecycle(self.engine, registry)
+        self.core = Interactions(self.engine, runtime.memory, self.lifecycle)
         self.app = AsyncApp(
             client=client, signing_secret=signing_secret, process_before_response=True
         )
@@ -271,6 +281,7 @@ class SlackBot:
                 person.locale,
                 streaming=self.streaming,
                 engine=self.engine,
+                posted=lambda p, ts: self._confirm_posted(person, channel, p, ts),
             )
             await view.render(
                 self.runtime.agent.run(thread_key(team, channel, thread_ts), person.id, text)
@@ -280,6 +291,22 @@ class SlackBot:
             await self._say_failure(channel, thread_ts, locale)
         except SlackApiError as e:
             log.error("slack_turn_api_error", error=e.response.get("error"))
+
+    async def _confirm_posted(
+        self, person: Person, channel: str, proposal: ProposalReady, ts: str
+    ) -> None:
+        """Record a confirm card; the draft it supersedes now says it was replaced."""
+        card = CardRef(
+            platform=PLATFORM,
+            address=address(channel, ts),
+            role=Role.CONFIRM,
+            holder=person.id,
+            locale=person.locale,
+            summary=proposal.summary,
+        )
+        await self.lifecycle.posted_confirm(
+            card, proposal.pending_id, proposal.replaces, self.cards.update
+        )
 
     async def _say_failure(self, channel: str, thread_ts: str, locale: str) -> None:
         try:
@@ -441,47 +468,31 @@ class SlackBot:
         if found is None:
             return
         click, person = found
-        team, user_id, pending_id, channel, ts, thread_ts = (
-            click.team,
-            click.user,
-            click.value,
-            click.channel,
-            click.ts,
-            click.thread_ts,
+        thread = (
+            thread_key(click.team, click.channel, click.thread_ts)
+            if click.channel and click.thread_ts
+            else None
         )
-        locale = person.locale
-        try:
-            if confirm:
-                outcome = await self.engine.confirm(pending_id, person.id)
-                req = outcome.request
-                if req is None:  # a delegation belongs to no request
-                    d = outcome.delegation
-                    who = self.engine.person(d.delegate).name if d else ""
-                    result = (
-                        t(locale, f"Delegated to {who}", f"已委托给 {who}")
-                        if d
-                        else t(locale, "Done", "已完成")
-                    )
-                    summary = result
-                else:
-                    result = blocks.outcome_text(outcome.kind.value, req, self.engine, locale)
-                    summary = f"{req.id} · {what(req, self.engine.config, locale)}"
-            else:
-                pending = await self.engine.cancel(pending_id, person.id)
-                result = blocks.outcome_text("cancelled", None, self.engine, locale)
-                summary = pending.request_id
-        except WorkflowError as e:
-            await self._ephemeral(channel, user_id, said(e, person.locale))
-            return
-        if channel and ts:
-            closed = blocks.confirm_card_closed(summary, result, locale)
+        if confirm:
+            at = (
+                At(PLATFORM, address(click.channel, click.ts))
+                if click.channel and click.ts
+                else None
+            )
+            answer = await self.core.confirm(person, click.value, thread=thread, at=at)
+        else:
+            answer = await self.core.cancel(person, click.value, thread=thread)
+        await self._show(click, answer, person)
+
+    async def _show(self, click: Click, answer: Answer, person: Person) -> None:
+        """A click's answer: the clicked card redrawn, and a refusal said privately."""
+        if answer.card is not None and click.channel and click.ts:
+            msg = render(answer.card, self.engine, person.locale)
             await self.client.chat_update(
-                channel=channel, ts=ts, text=closed.text, blocks=closed.blocks
+                channel=click.channel, ts=click.ts, text=msg.text, blocks=msg.blocks
             )
-        if channel and thread_ts:
-            await self.runtime.memory.note(
-                thread_key(team, channel, thread_ts), f"({person.name}: {result})"
-            )
+        if not answer.ok:
+            await self._ephemeral(click.channel, click.user, answer.text)
 
     # --- approver cards --------------------------------------------------------------------
 
@@ -500,18 +511,12 @@ class SlackBot:
         if found is None:
             return
         click, person = found
-        channel, ts = click.channel, click.ts
         try:
             request_id, step = self._request_step(click.value)
-            req = await self.engine.decide(request_id, step, person.id, "approve")
-        except (WorkflowError, ValueError) as e:
-            await self._ephemeral(channel, click.user, said(e, person.locale))
+        except ValueError:
+            await self._show(click, self.core.not_valid(person.locale), person)
             return
-        if channel and ts:
-            closed = blocks.approval_card_closed(req, self.engine, person.locale, step)
-            await self.client.chat_update(
-                channel=channel, ts=ts, text=closed.text, blocks=closed.blocks
-            )
+        await self._show(click, await self.core.approve(person, request_id, step), person)
         await self._refresh_home_if_there(body, person)
 
     async def on_reject_click(self, ack, body: dict[str, Any]) -> None:
@@ -526,11 +531,16 @@ class SlackBot:
         click, person = found
         try:
             request_id, step = self._request_step(click.value)
-            req = await self.engine.get_request(request_id, person.id)
-            view = blocks.reject_modal(req, step, self.engine, person.locale)
+        except ValueError:
+            await self._show(click, self.core.not_valid(person.locale), person)
+            return
+        answer = await self.core.open_reject(person, request_id, step)
+        if not isinstance(answer.card, RejectForm):
+            await self._show(click, answer, person)
+            return
+        view = blocks.reject_modal(answer.card.request, step, self.engine, person.locale)
+        try:
             await self.client.views_open(trigger_id=click.trigger_id, view=view)
-        except (WorkflowError, ValueError) as e:
-            await self._ephemeral(click.channel, click.user, said(e, person.locale))
         except SlackApiError as e:
             log.warning("slack_views_open_failed", error=e.response.get("error"))
 
@@ -546,12 +556,9 @@ class SlackBot:
                 errors={"reason": "You are not in the approvals directory."},
             )
             return
-        try:
-            await self.engine.decide(
-                meta["request_id"], int(meta["step"]), person.id, "reject", reason
-            )
-        except WorkflowError as e:
-            await ack(response_action="errors", errors={"reason": e.localized(person.locale)[:150]})
+        answer = await self.core.reject(person, meta["request_id"], int(meta["step"]), reason)
+        if not answer.ok:
+            await ack(response_action="errors", errors={"reason": answer.text[:150]})
             return
         await ack()
 
@@ -593,10 +600,9 @@ class SlackBot:
         if found is None:
             return
         click, person = found
-        try:
-            await self.engine.withdraw(click.value, person.id)
-        except WorkflowError as e:
-            await self._ephemeral(click.channel, click.user, said(e, person.locale))
+        answer = await self.core.withdraw(person, click.value)
+        if not answer.ok:
+            await self._ephemeral(click.channel, click.user, answer.text)
         await self.publish_home(click.user, person)
 
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import structlog
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.conversation import CardLifecycle, CardRef, CardRegistry, Role
+from bot.conversation.lifecycle import LIVE, fingerprint
 from bot.notices import Kind, Notice, Plan, plan_notices
 from bot.slack import blocks, blocks_digest
 from bot.slack.identity import SlackIdentity
+from bot.slack.render import PLATFORM, SlackCards, address
 from workflow.config import Person
 from workflow.engine import Engine
-from workflow.keys import delivery, request_cards
-from workflow.models import Request
+from workflow.keys import delivery
 from workflow.outbox import OutboxEvent
 
 log = structlog.get_logger("notifier")
@@ -30,6 +31,8 @@ class SlackDelivery:
         self.client = client
         self.identity = identity
         self.redis = identity.redis
+        self.cards = SlackCards(engine, client)
+        self.lifecycle = CardLifecycle(engine, CardRegistry(self.redis, engine.keys.org))
         self._team: str | None = None
 
     async def team_id(self) -> str:
@@ -42,14 +45,24 @@ class SlackDelivery:
         plan = await plan_notices(event, self.engine)
         for notice in plan.notices:
             person = self.engine.person(notice.person)
-            await self._send(
-                event,
-                person,
-                self._render(notice, plan, event, person.locale),
-                card_step=notice.step,
+            where = await self._send(
+                event, person, self._render(notice, plan, event, person.locale)
             )
-        if plan.close_cards and plan.request is not None:
-            await self._close_cards(plan.request)
+            if where is not None and notice.step is not None and plan.request is not None:
+                await self.lifecycle.registry.add(
+                    plan.request.id,
+                    CardRef(
+                        platform=PLATFORM,
+                        address=where,
+                        role=Role.REMINDER if notice.kind is Kind.REMINDER_CARD else Role.APPROVER,
+                        holder=person.id,
+                        locale=person.locale,
+                        step=notice.step,
+                        shown=LIVE if notice.view is not None else fingerprint(plan.request),
+                    ),
+                )
+        if plan.request is not None:  # every card of the request shows where it stands now
+            await self.lifecycle.refresh(plan.request, PLATFORM, self.cards.update)
 
     def _render(
         self, n: Notice, plan: Plan, event: OutboxEvent, locale: str
@@ -77,21 +90,20 @@ class SlackDelivery:
         raise ValueError(f"no Slack rendering for {n.kind}")
 
     async def _send(
-        self,
-        event: OutboxEvent,
-        person: Person,
-        msg: blocks.SlackMessage,
-        card_step: int | None = None,
-    ) -> None:
-        """Post once per (event, person): skip when the key says sent, or Slack already shows it."""
+        self, event: OutboxEvent, person: Person, msg: blocks.SlackMessage
+    ) -> str | None:
+        """Post once per (event, person): skip when the key says sent, or Slack already shows it.
+
+        Returns where the message is (`channel:ts`) when this call posted or found it.
+        """
         key = delivery("slack", self.engine.keys.org, event.id, person.id)
         if await self.redis.get(key):
-            return
+            return None
         team = await self.team_id()
         channel = await self.identity.dm_channel(team, person)
         if channel is None:
             log.info("person_not_on_slack", person=person.id, event_id=event.id)
-            return
+            return None
         ts = await self._already_posted(channel, event, person) if event.deliveries > 1 else None
         if ts is None:
             posted = await self.client.chat_postMessage(
@@ -107,14 +119,8 @@ class SlackDelivery:
             log.info("slack_dm_sent", event_id=event.id, type=event.type.value, recipient=person.id)
         else:
             log.info("slack_dm_found_already_sent", event_id=event.id, recipient=person.id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(key, f"{channel}:{ts}", ex=KEY_TTL_S)
-            if card_step is not None:
-                cards = request_cards("slack", self.engine.keys.org, event.request_id)
-                # the step and who holds the card: it is closed later in their language
-                pipe.hset(cards, f"{channel}:{ts}", f"{card_step}|{person.id}")
-                pipe.expire(cards, KEY_TTL_S)
-            await pipe.execute()
+        await self.redis.set(key, address(channel, ts), ex=KEY_TTL_S)
+        return address(channel, ts)
 
     async def _already_posted(self, channel: str, event: OutboxEvent, person: Person) -> str | None:
         """A redelivered event may have reached Slack before we crashed: look for it in the DM."""
@@ -131,27 +137,3 @@ class SlackDelivery:
             ):
                 return message["ts"]
         return None
-
-    async def _close_cards(self, req: Request) -> None:
-        """Replace the buttons of every card of this request whose step is decided or no longer open."""
-        cards = request_cards("slack", self.engine.keys.org, req.id)
-        open_step = req.current_step if req.open_step() else None
-        for ref, step in (await self.redis.hgetall(cards)).items():
-            step_part, _, holder = step.partition("|")
-            step_index = int(step_part)
-            if step_index == open_step:
-                continue
-            channel, _, ts = ref.partition(":")
-            person_locale = "en"
-            assignee = holder or req.steps[step_index].assignee
-            if assignee:
-                person_locale = self.engine.person(assignee).locale
-            closed = blocks.approval_card_closed(req, self.engine, person_locale, step_index)
-            try:
-                await self.client.chat_update(
-                    channel=channel, ts=ts, text=closed.text, blocks=closed.blocks
-                )
-            except SlackApiError as e:
-                if e.response.get("error") != "message_not_found":
-                    raise
-            await self.redis.hdel(cards, ref)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import structlog
@@ -37,6 +37,8 @@ class ThreadView:
     locale: str
     streaming: bool = True
     engine: Engine | None = None  # names leave types on cards in the person's language
+    # told of each confirm card posted (its ts): the core records it and retires what it replaces
+    posted: Callable[[ProposalReady, str], Awaitable[None]] | None = None
     tasks: dict[str, TaskLine] = field(default_factory=dict)
     _stream: object | None = None
     _plan_ts: str | None = None
@@ -98,9 +100,11 @@ class ThreadView:
 
     async def card(self, proposal: ProposalReady) -> None:
         msg = confirm_card(proposal, self.locale, engine=self.engine)
-        await self.client.chat_postMessage(
+        posted = await self.client.chat_postMessage(
             channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks
         )
+        if self.posted is not None:
+            await self.posted(proposal, posted["ts"])
 
     async def finish(self, text: str) -> None:
         if self._stream is not None and self.streaming:

@@ -1,0 +1,237 @@
+"""Every click, once for every surface: confirm, cancel, approve, open-reject, reject, back, withdraw.
+
+A platform parses who clicked what and calls one method here; it gets an `Answer`: whether it
+worked, the sentence to show the clicker (a toast, an ephemeral message, a terminal line),
+and what the clicked card should now show. The engine authorizes; a refusal changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+import structlog
+
+from agent.i18n import t
+from agent.memory import ThreadMemory
+from bot import wording
+from bot.conversation.lifecycle import CardLifecycle, fingerprint, state_line, summary_of
+from bot.conversation.registry import CardRef, Role
+from bot.conversation.views import CardView, Closed, RejectForm, StepClosed, StepLive
+from workflow.config import Person
+from workflow.engine import Engine, Outcome
+from workflow.errors import InvalidState, NotFound, WorkflowError
+from workflow.models import PendingAction, PendingKind, PendingStatus, Request
+
+log = structlog.get_logger("clicks")
+Tone = Literal["success", "info", "error"]
+
+
+@dataclass(frozen=True)
+class At:
+    """Where the clicked card is: its platform and address (as the card registry keeps them)."""
+
+    platform: str
+    address: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a click did: the clicker's sentence, and the clicked card's new view (None: unchanged)."""
+
+    ok: bool
+    text: str
+    tone: Tone
+    card: CardView | None = None
+    outcome: Outcome | None = None
+    error: WorkflowError | None = None
+
+
+def _superseded(pending: PendingAction) -> bool:
+    return pending.status is PendingStatus.CANCELLED and bool(
+        (pending.result or {}).get("replaced_by")
+    )
+
+
+class Interactions:
+    """The conversation core's clicks over one engine, one thread memory and the card lifecycle."""
+
+    def __init__(self, engine: Engine, memory: ThreadMemory, cards: CardLifecycle) -> None:
+        self.engine = engine
+        self.memory = memory
+        self.cards = cards
+
+    # --- confirm cards ------------------------------------------------------------------------
+
+    def _refused(self, e: WorkflowError, locale: str, card: CardView | None = None) -> Answer:
+        log.info("click_refused", code=e.code, error=e.message)
+        return Answer(False, e.localized(locale), "error", card, error=e)
+
+    async def _summary(self, pending: PendingAction, viewer: str, locale: str) -> str:
+        """The first line of a pending action's card: what it is about."""
+        if kept := await self.cards.registered_summary(pending.id):
+            return kept
+        if pending.kind is PendingKind.DELEGATE:
+            return ""
+        try:
+            req = await self.engine.get_request(pending.request_id, viewer)
+        except WorkflowError:
+            return pending.request_id
+        return summary_of(req, self.engine, locale)
+
+    async def _replaced(self, pending: PendingAction, person: Person) -> Answer:
+        text = wording.replaced_by_card_below(person.locale)
+        summary = await self._summary(pending, person.id, person.locale)
+        error = InvalidState(text, zh=wording.replaced_by_card_below("zh"))
+        return Answer(False, text, "error", Closed(summary, text, ok=False), error=error)
+
+    async def confirm(
+        self, person: Person, pending_id: str, *, thread: str | None = None, at: At | None = None
+    ) -> Answer:
+        """Run a pending action for the person it is bound to; its card says what happened."""
+        locale = person.locale
+        try:
+            pending = await self.engine.pending_action(pending_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, locale)
+        if _superseded(pending):
+            return await self._replaced(pending, person)
+        try:
+            outcome = await self.engine.confirm(pending_id, person.id)
+        except WorkflowError as e:
+            closed = pending.status is PendingStatus.CANCELLED or isinstance(e, NotFound)
+            summary = await self._summary(pending, person.id, locale) if closed else ""
+            return self._refused(
+                e, locale, Closed(summary, e.localized(locale), ok=False) if closed else None
+            )
+        req = outcome.request
+        if req is None:  # a delegation belongs to no request
+            p = pending.payload
+            who = wording.name_of(self.engine, str(p.get("delegate")))
+            start, end = date.fromisoformat(str(p["start"])), date.fromisoformat(str(p["end"]))
+            result = wording.delegated_text(who, start, end, locale)
+            card = Closed("", result)
+        else:
+            result = wording.outcome_text(outcome.kind.value, req, self.engine, locale)
+            summary = summary_of(req, self.engine, locale)
+            if outcome.kind is PendingKind.SUBMIT:
+                result = state_line(req, self.engine, locale)
+            card = Closed(summary, result)
+            if at is not None:
+                await self._register(req, pending, person, at, shown=outcome.kind)
+        await self._note(thread, f"({person.name}: {result})")
+        return Answer(True, result, "success", card, outcome=outcome)
+
+    async def _register(
+        self, req: Request, pending: PendingAction, person: Person, at: At, *, shown: PendingKind
+    ) -> None:
+        """A confirmed card becomes the reader's card of the request, redrawn as it moves on."""
+        if pending.kind is PendingKind.DECIDE:
+            role, step = Role.APPROVER, int(pending.payload.get("step", 0))
+        else:
+            role, step = Role.THREAD, None
+        card = CardRef(
+            platform=at.platform,
+            address=at.address,
+            role=role,
+            holder=person.id,
+            locale=person.locale,
+            step=step,
+            # a submit card already shows the thread card's text; the others are redrawn next time
+            shown=fingerprint(req) if shown is PendingKind.SUBMIT else "",
+        )
+        await self.cards.registry.add(req.id, card)
+
+    async def _note(self, thread: str | None, line: str) -> None:
+        """The outcome of a click goes into the thread's history, so the conversation knows it."""
+        if thread:
+            await self.memory.note(thread, line)
+
+    async def cancel(self, person: Person, pending_id: str, *, thread: str | None = None) -> Answer:
+        """Drop a pending action; its card says nothing was sent."""
+        locale = person.locale
+        try:
+            pending = await self.engine.pending_action(pending_id, person.id)
+            if _superseded(pending):
+                return await self._replaced(pending, person)
+            pending = await self.engine.cancel(pending_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, locale)
+        result = wording.outcome_text("cancelled", None, self.engine, locale)
+        summary = await self._summary(pending, person.id, locale)
+        await self._note(thread, f"({person.name}: {result})")
+        return Answer(True, result, "info", Closed(summary, result, ok=False))
+
+    # --- approver cards -------------------------------------------------------------------------
+
+    async def _stale(self, request_id: str, step: int, person: Person) -> CardView | None:
+        """The card of a step that is no longer open and theirs: closed; None if it still is."""
+        try:
+            req = await self.engine.get_request(request_id, person.id)
+        except WorkflowError:
+            return None
+        open_ = req.open_step()
+        if open_ is not None and open_.index == step and open_.assignee == person.id:
+            return None
+        return StepClosed(req, step)
+
+    async def approve(self, person: Person, request_id: str, step: int) -> Answer:
+        """Approve a step (its confirm dialog was the confirmation); the engine checks who may."""
+        try:
+            req = await self.engine.decide(request_id, step, person.id, "approve")
+        except WorkflowError as e:
+            return self._refused(e, person.locale, await self._stale(request_id, step, person))
+        text = t(person.locale, "Approved", "已批准")
+        return Answer(True, text, "success", StepClosed(req, step))
+
+    async def open_reject(self, person: Person, request_id: str, step: int) -> Answer:
+        """Reject asks for the reason first: the form, or the closed card of a decided step."""
+        try:
+            req = await self.engine.get_request(request_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, person.locale)
+        open_ = req.open_step()
+        if open_ is None or open_.index != step or open_.assignee != person.id:
+            text = t(person.locale, "Already decided", "已处理")
+            return Answer(False, text, "info", StepClosed(req, step))
+        text = t(person.locale, "Give a reason to reject", "请填写驳回理由")
+        return Answer(True, text, "info", RejectForm(req, step))
+
+    async def reject(self, person: Person, request_id: str, step: int, reason: str) -> Answer:
+        """Reject a step with the reason the approver gave; the requester is told by the worker."""
+        try:
+            req = await self.engine.decide(request_id, step, person.id, "reject", reason.strip())
+        except WorkflowError as e:
+            return self._refused(e, person.locale)
+        who = wording.name_of(self.engine, req.requester)
+        text = t(person.locale, f"Rejected; {who} is told", f"已驳回，将通知 {who}")
+        return Answer(True, text, "success", StepClosed(req, step))
+
+    async def back(self, person: Person, request_id: str) -> Answer:
+        """Leave the reject form: the card as it is now, buttons only if the step is still theirs."""
+        try:
+            view = await self.engine.request_view(request_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, person.locale)
+        step = view.request.open_step()
+        if step is None or step.assignee != person.id:
+            card: CardView = StepClosed(view.request, view.request.current_step or 0)
+        else:
+            card = StepLive(view)
+        return Answer(True, t(person.locale, "OK", "好的"), "info", card)
+
+    async def withdraw(self, person: Person, request_id: str) -> Answer:
+        """Withdraw one's own request from a button (the Home tab's)."""
+        try:
+            req = await self.engine.withdraw(request_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, person.locale)
+        text = state_line(req, self.engine, person.locale)
+        return Answer(
+            True, text, "success", Closed(summary_of(req, self.engine, person.locale), text)
+        )
+
+    def not_valid(self, locale: str) -> Answer:
+        """A click whose value cannot be read: an old card of another version, or a forgery."""
+        return Answer(False, wording.button_not_valid(locale), "error")

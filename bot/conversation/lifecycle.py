@@ -1,0 +1,131 @@
+"""Card lifecycle: after each transition, every card about a request shows where it stands now.
+
+The requester's thread card says what happened so far and who has it now; an approver's
+card keeps its buttons only while its step is open and theirs, and otherwise says what
+became of that step and where the request is now; a superseded confirm card says it was
+replaced. Each card is drawn in its reader's language; a platform supplies `update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import structlog
+
+from agent.i18n import t
+from agent.tools.describe import what
+from bot import wording
+from bot.conversation.registry import CardRef, CardRegistry, Role
+from bot.conversation.views import CardView, Closed, StepClosed
+from workflow.engine import Engine
+from workflow.models import Request, RequestStatus, StepStatus
+
+log = structlog.get_logger("cards")
+LIVE = "live"
+
+# Redraw one card; False when the card is gone (deleted) and should be forgotten.
+Update = Callable[[CardRef, CardView], Awaitable[bool]]
+
+
+def summary_of(req: Request, engine: Engine, locale: str) -> str:
+    """The first line of a request's thread card."""
+    return f"{req.id} · {what(req, engine.config, locale)}"
+
+
+def _waiting(req: Request, engine: Engine, locale: str) -> str | None:
+    step = req.open_step()
+    if step is None:
+        return None
+    holder = wording.name_of(engine, step.assignee or step.approver)
+    n = wording.step_of(step.index, len(req.steps), None, locale)
+    return t(
+        locale, f"waiting for {holder} ({n[:1].lower() + n[1:]})", f"等待 {holder} 审批（{n}）"
+    )
+
+
+def state_line(req: Request, engine: Engine, locale: str) -> str:
+    """Where a request stands, for its requester's card: every decision so far, then what is next."""
+    decided = [
+        wording.decision_text(req, s.index, engine, locale)[1]
+        for s in req.steps
+        if s.status in (StepStatus.APPROVED, StepStatus.REJECTED) and s.decided_by
+    ]
+    sep = t(locale, "; ", "；")
+    waiting = _waiting(req, engine, locale)
+    if waiting is not None:
+        if not decided:
+            return t(locale, f"Submitted — {waiting}", f"已提交，{waiting}")
+        return sep.join(decided) + t(locale, f"; now {waiting}", f"；现{waiting}")
+    match req.status:
+        case RequestStatus.APPROVED if decided:
+            return sep.join(decided)
+        case RequestStatus.APPROVED:
+            return t(locale, "Submitted and approved automatically", "已提交，并已自动批准")
+        case RequestStatus.REJECTED if decided:
+            return decided[-1]
+        case RequestStatus.WITHDRAWN:
+            return t(locale, "Withdrawn", "已撤回")
+        case RequestStatus.EXPIRED:
+            return t(locale, "Expired without a decision", "未获审批，已过期")
+    return wording.outcome_text("submit", req, engine, locale)
+
+
+def fingerprint(req: Request) -> str:
+    """What a card drawn from this request depends on: equal prints, equal cards."""
+    step = req.open_step()
+    steps = ",".join(f"{s.status.value}:{s.assignee}" for s in req.steps)
+    return f"{req.status.value}|{req.current_step}|{step.assignee if step else ''}|{steps}"
+
+
+def view_for(card: CardRef, req: Request, engine: Engine) -> CardView | None:
+    """What `card` should show for the request as it is; None for a live card left as it is."""
+    if card.role is Role.THREAD:
+        # the draft was confirmed; the line says what became of the request since
+        return Closed(summary_of(req, engine, card.locale), state_line(req, engine, card.locale))
+    step = req.open_step()
+    if step is not None and step.index == card.step and step.assignee == card.holder:
+        return None
+    return StepClosed(req, card.step if card.step is not None else req.current_step or 0)
+
+
+class CardLifecycle:
+    """Brings registered cards up to date; one per platform delivery or bot."""
+
+    def __init__(self, engine: Engine, registry: CardRegistry) -> None:
+        self.engine = engine
+        self.registry = registry
+
+    async def refresh(self, req: Request, platform: str, update: Update) -> int:
+        """Redraw every card of `req` on `platform` that no longer shows its current state."""
+        done, now = 0, fingerprint(req)
+        for card in await self.registry.cards(req.id, platform):
+            view = view_for(card, req, self.engine)
+            if view is None or card.shown == now:
+                continue
+            if not await update(card, view):
+                await self.registry.forget(req.id, card)
+                continue
+            await self.registry.add(req.id, card.model_copy(update={"shown": now}))
+            done += 1
+        if done:
+            log.info("cards_refreshed", request_id=req.id, platform=platform, cards=done)
+        return done
+
+    async def posted_confirm(
+        self, card: CardRef, pending_id: str, replaces: str | None, update: Update
+    ) -> None:
+        """A confirm card was posted: record it, and mark the draft it supersedes as replaced."""
+        await self.registry.add_confirm(pending_id, card)
+        if replaces:
+            await self.retire(replaces, card.platform, update)
+
+    async def retire(self, pending_id: str, platform: str, update: Update) -> None:
+        """Every card of a superseded draft on `platform` now says so, with no buttons."""
+        for old in await self.registry.confirm_cards(pending_id, platform):
+            text = wording.replaced_by_card_below(old.locale)
+            await update(old, Closed(old.summary, text, ok=False))
+
+    async def registered_summary(self, pending_id: str) -> str:
+        """The first line a confirm card was posted with, if the registry knows it."""
+        cards = await self.registry.confirm_cards(pending_id)
+        return cards[0].summary if cards else ""

@@ -1,0 +1,88 @@
+"""The card registry: every card the bot has posted about a request, on every platform.
+
+Each card is recorded with who reads it, in which language, and what it is about (the
+requester's thread card, an approver's card for one step, a reminder card), so that after
+each transition the lifecycle can bring every one of them to the request's current state.
+Confirm cards are recorded by pending action until their click, so a newer draft can retire them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import redis.asyncio as aioredis
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from workflow.keys import card_registry, pending_cards
+
+KEEP_S = 30 * 86_400  # a month: long past any request's expiry
+
+
+class Role(StrEnum):
+    THREAD = "thread"  # the requester's card in their conversation (the confirmed draft)
+    APPROVER = "approver"  # the DM card of whoever holds (or held) one step
+    REMINDER = "reminder"  # a reminder card for one step
+    CONFIRM = "confirm"  # a confirm card awaiting its click
+
+
+class CardRef(BaseModel):
+    """Where one card is and how to redraw it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    platform: str  # slack | feishu | …: the platform that can update it
+    address: str  # slack "<channel>:<ts>", feishu "<message_id>"
+    role: Role
+    holder: str  # the person who reads it
+    locale: str  # the language it is shown in
+    step: int | None = None
+    shown: str = ""  # the request state it shows (the lifecycle skips cards already up to date)
+    summary: str = ""  # a confirm card's first line, kept when it is closed
+
+    @property
+    def field(self) -> str:
+        return f"{self.platform}|{self.address}"
+
+
+def _load(raw: dict[str, str]) -> list[CardRef]:
+    out = []
+    for value in raw.values():
+        try:
+            out.append(CardRef.model_validate_json(value))
+        except ValidationError:
+            continue  # written by an older version: it is re-registered by its next send
+    return out
+
+
+class CardRegistry:
+    """Cards by request and confirm cards by pending action, in Redis."""
+
+    def __init__(self, redis: aioredis.Redis, org: str) -> None:
+        self.redis = redis
+        self.org = org
+
+    async def add(self, request_id: str, card: CardRef) -> None:
+        key = card_registry(self.org, request_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, card.field, card.model_dump_json())
+            pipe.expire(key, KEEP_S)
+            await pipe.execute()
+
+    async def cards(self, request_id: str, platform: str | None = None) -> list[CardRef]:
+        found = _load(await self.redis.hgetall(card_registry(self.org, request_id)))
+        return [c for c in found if platform is None or c.platform == platform]
+
+    async def forget(self, request_id: str, card: CardRef) -> None:
+        """A card that is gone (deleted by its reader): never updated again."""
+        await self.redis.hdel(card_registry(self.org, request_id), card.field)
+
+    async def add_confirm(self, pending_id: str, card: CardRef) -> None:
+        key = pending_cards(self.org, pending_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, card.field, card.model_dump_json())
+            pipe.expire(key, KEEP_S)
+            await pipe.execute()
+
+    async def confirm_cards(self, pending_id: str, platform: str | None = None) -> list[CardRef]:
+        found = _load(await self.redis.hgetall(pending_cards(self.org, pending_id)))
+        return [c for c in found if platform is None or c.platform == platform]
