@@ -1,0 +1,140 @@
+"""One contract, every surface: the same scenarios on Slack, Feishu and the terminal chat.
+
+Each scenario ends by asserting what every participant sees: each card in its final state,
+no live button on a request that can no longer take that action, the outcome in words.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.testing import ScriptedModel, call, reply
+from tests.contract.conftest import SURFACES
+from tests.contract.surfaces import APPROVE, CANCEL, CONFIRM, REJECT, Seen, Surface, live
+from workflow.models import RequestStatus
+
+REPLACED = {"en": "Replaced by the card below", "zh": "已被下方的新卡片取代"}
+
+
+async def approver_card(s: Surface, person: str, request_id: str) -> Seen:
+    if s.name == "terminal":
+        return s.approver_card(request_id)  # type: ignore[attr-defined]
+    [card] = [c for c in live(s.cards(person), APPROVE) if c.about == request_id]
+    return card
+
+
+async def submit(s: Surface, person: str, text: str) -> str:
+    """The person asks, and clicks Submit on the one live card of that thread."""
+    thread = await s.say(person, text)
+    [card] = live(s.cards(person), CONFIRM, thread)
+    await s.click(person, card, CONFIRM)
+    [req] = await s.engine.my_requests(person, limit=1)
+    assert req.status is RequestStatus.PENDING
+    return req.id
+
+
+def no_live_buttons(s: Surface, *people: str) -> None:
+    """Nothing anyone can still click about a finished request."""
+    for person in people:
+        stale = [c for c in s.cards(person) if c.actions & {CONFIRM, APPROVE, REJECT, CANCEL}]
+        assert not stale, (person, [c.text for c in stale])
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_two_step_approval_leaves_every_card_true(surfaces, name):
+    """Priya's five days go to Emma, then to 刘洋 (HR); at the end every card says approved."""
+    s = await surfaces(name)
+    rid = await submit(s, "priya", "annual leave from 7 Dec to 11 Dec")
+    await s.click("emma", await approver_card(s, "emma", rid), APPROVE)
+    await s.click("liuyang", await approver_card(s, "liuyang", rid), APPROVE)
+    req = await s.engine.get_request(rid, "priya")
+    assert req.status is RequestStatus.APPROVED
+    no_live_buttons(s, "priya", "emma", "liuyang")
+    if name == "terminal":
+        assert "已批准" in s.transcript("liuyang")
+        return
+    mine = [c for c in s.cards("priya") if rid in c.text and "Submitted" in c.text]
+    assert not mine, "the requester's card still says it waits"
+    [thread_card] = [c for c in s.cards("priya") if "Approved by 刘洋" in c.text]
+    assert "Approved by Emma Clarke" in thread_card.text
+    for approver in ("emma", "liuyang"):
+        for card in s.cards(approver):
+            assert "pending" not in card.text and "审批中" not in card.text, card.text
+            assert "waiting" not in card.text and "等待" not in card.text, card.text
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_rejection_with_a_reason(surfaces, name):
+    s = await surfaces(name)
+    rid = await submit(s, "priya", "annual leave from 7 Dec to 9 Dec")
+    await s.click("emma", await approver_card(s, "emma", rid), REJECT, reason="Quarter-end demos")
+    req = await s.engine.get_request(rid, "priya")
+    assert req.status is RequestStatus.REJECTED and req.steps[0].comment == "Quarter-end demos"
+    no_live_buttons(s, "priya", "emma")
+    if name == "terminal":
+        return
+    assert "Quarter-end demos" in s.transcript("priya")
+    assert any("Rejected by Emma Clarke" in c.text for c in s.cards("priya"))
+    assert all("waiting" not in c.text for c in s.cards("priya") + s.cards("emma"))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_withdrawal(surfaces, name):
+    s = await surfaces(name)
+    rid = await submit(s, "priya", "annual leave from 7 Dec to 9 Dec")
+    thread = await s.say("priya", f"please withdraw {rid}")
+    [card] = live(s.cards("priya"), CONFIRM, thread)
+    await s.click("priya", card, CONFIRM)
+    assert (await s.engine.get_request(rid, "priya")).status is RequestStatus.WITHDRAWN
+    no_live_buttons(s, "priya", "emma")
+    if name == "terminal":
+        return
+    assert all("waiting" not in c.text for c in s.cards("priya") + s.cards("emma"))
+    assert any("Withdrawn" in c.text for c in s.cards("emma"))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_delegation_confirm(surfaces, name):
+    """The regression: Feishu answered HTTP 500 and the terminal crashed on a delegation's confirm."""
+    model = ScriptedModel(
+        [
+            call(
+                "propose_delegation", delegate="Emma Clarke", start="2026-12-07", end="2026-12-11"
+            ),
+            reply("Prepared: Emma decides your approvals next week."),
+        ]
+    )
+    s = await surfaces(name, model)
+    thread = await s.say("david", "let Emma decide my approvals next week")
+    [card] = live(s.cards("david"), CONFIRM, thread)
+    answer = await s.click("david", card, CONFIRM)
+    assert "Emma Clarke" in answer and "Delegated" in answer
+    [d] = await s.engine.delegations()
+    assert (d.person, d.delegate, str(d.start), str(d.end)) == (
+        "david",
+        "emma",
+        "2026-12-07",
+        "2026-12-11",
+    )
+    no_live_buttons(s, "david")
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_correction_supersedes_the_draft(surfaces, name):
+    """A second draft in the thread replaces the first: its card says so, its Submit is refused."""
+    s = await surfaces(name)
+    thread = await s.say("priya", "annual leave from 7 Dec to 9 Dec")
+    [first] = live(s.cards("priya"), CONFIRM, thread)
+    await s.say("priya", "sorry, make it annual leave from 14 Dec to 16 Dec", thread)
+    [second] = live(s.cards("priya"), CONFIRM, thread)
+    assert "14 Dec" in second.text
+    if name != "terminal":
+        [old] = [c for c in s.cards("priya") if REPLACED["en"] in c.text]
+        assert not old.actions
+    answer = await s.click("priya", first, CONFIRM)
+    assert REPLACED["en"] in answer
+    assert await s.engine.my_requests("priya") == []
+    await s.click("priya", second, CONFIRM)
+    [req] = await s.engine.my_requests("priya")
+    assert req.fields["start"] == "2026-12-14"
+    no_live_buttons(s, "priya")
