@@ -12,11 +12,14 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
+from agent.events import ProposalReady
 from agent.i18n import t
 from agent.tools.describe import what
 from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
 from bot.conversation.views import CardView, Closed, StepClosed
+from bot.notices import Kind, Notice, Plan
+from workflow.config import Person
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, StepStatus
 
@@ -25,6 +28,8 @@ LIVE = "live"
 
 # Redraw one card; False when the card is gone (deleted) and should be forgotten.
 Update = Callable[[CardRef, CardView], Awaitable[bool]]
+# Send one notice to one person once; where it is, when this call sent it.
+Send = Callable[[Notice, Person], Awaitable[str | None]]
 
 
 def summary_of(req: Request, engine: Engine, locale: str) -> str:
@@ -111,13 +116,48 @@ class CardLifecycle:
             log.info("cards_refreshed", request_id=req.id, platform=platform, cards=done)
         return done
 
-    async def posted_confirm(
-        self, card: CardRef, pending_id: str, replaces: str | None, update: Update
+    async def deliver(self, plan: Plan, platform: str, send: Send, update: Update) -> None:
+        """A platform's share of an event: its notices sent, then every card of the request redrawn."""
+        for notice in plan.notices:
+            person = self.engine.person(notice.person)
+            where = await send(notice, person)
+            if where is not None and plan.request is not None:
+                await self.notice_sent(plan.request, notice, person, platform, where)
+        if plan.request is not None:
+            await self.refresh(plan.request, platform, update)
+
+    async def notice_sent(
+        self, req: Request, notice: Notice, person: Person, platform: str, address: str
+    ) -> None:
+        """An approver's or reminder card went out: record it so it is redrawn as the request moves."""
+        if notice.step is None:
+            return
+        card = CardRef(
+            platform=platform,
+            address=address,
+            role=Role.REMINDER if notice.kind is Kind.REMINDER_CARD else Role.APPROVER,
+            holder=person.id,
+            locale=person.locale,
+            step=notice.step,
+            shown=LIVE if notice.view is not None else fingerprint(req),
+        )
+        await self.registry.add(req.id, card)
+
+    async def confirm_posted(
+        self, person: Person, proposal: ProposalReady, platform: str, address: str, update: Update
     ) -> None:
         """A confirm card was posted: record it, and mark the draft it supersedes as replaced."""
-        await self.registry.add_confirm(pending_id, card)
-        if replaces:
-            await self.retire(replaces, card.platform, update)
+        card = CardRef(
+            platform=platform,
+            address=address,
+            role=Role.CONFIRM,
+            holder=person.id,
+            locale=person.locale,
+            summary=proposal.summary,
+        )
+        await self.registry.add_confirm(proposal.pending_id, card)
+        if proposal.replaces:
+            await self.retire(proposal.replaces, platform, update)
 
     async def retire(self, pending_id: str, platform: str, update: Update) -> None:
         """Every card of a superseded draft on `platform` now says so, with no buttons."""

@@ -61,12 +61,14 @@ class CardRegistry:
         self.redis = redis
         self.org = org
 
-    async def add(self, request_id: str, card: CardRef) -> None:
-        key = card_registry(self.org, request_id)
+    async def _put(self, key: str, card: CardRef) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, card.field, card.model_dump_json())
             pipe.expire(key, KEEP_S)
             await pipe.execute()
+
+    async def add(self, request_id: str, card: CardRef) -> None:
+        await self._put(card_registry(self.org, request_id), card)
 
     async def cards(self, request_id: str, platform: str | None = None) -> list[CardRef]:
         found = _load(await self.redis.hgetall(card_registry(self.org, request_id)))
@@ -77,11 +79,7 @@ class CardRegistry:
         await self.redis.hdel(card_registry(self.org, request_id), card.field)
 
     async def add_confirm(self, pending_id: str, card: CardRef) -> None:
-        key = pending_cards(self.org, pending_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, card.field, card.model_dump_json())
-            pipe.expire(key, KEEP_S)
-            await pipe.execute()
+        await self._put(pending_cards(self.org, pending_id), card)
 
     async def confirm_cards(self, pending_id: str, platform: str | None = None) -> list[CardRef]:
         found = _load(await self.redis.hgetall(pending_cards(self.org, pending_id)))

@@ -21,9 +21,8 @@ import redis.exceptions
 import structlog
 from aiohttp import web
 
-from agent.events import ProposalReady
 from agent.i18n import detect_locale, t
-from bot.conversation import Answer, CardLifecycle, CardRef, CardRegistry, Interactions, Role
+from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions
 from bot.conversation.interactions import At
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
@@ -254,7 +253,9 @@ class FeishuBot:
         locale = detect_locale(text or "", person.locale if person else "zh")
         view = CardThread(self.client, root_id, thread, locale, origin, engine=self.engine)
         if person is not None:
-            view.posted = lambda p, message_id: self._confirm_posted(person, p, message_id)
+            view.posted = lambda p, message_id: self.lifecycle.confirm_posted(
+                person, p, PLATFORM, message_id, self.cards.update
+            )
         try:
             if person is None:
                 await view.say(not_in_directory(locale, self.hr_name))
@@ -272,22 +273,6 @@ class FeishuBot:
             await self._say_failure(view, locale)
         except FeishuError as e:
             log.error("feishu_turn_api_error", code=e.code, error=str(e))
-
-    async def _confirm_posted(
-        self, person: Person, proposal: ProposalReady, message_id: str
-    ) -> None:
-        """Record a confirm card; the draft it supersedes now says it was replaced."""
-        card = CardRef(
-            platform=PLATFORM,
-            address=message_id,
-            role=Role.CONFIRM,
-            holder=person.id,
-            locale=person.locale,
-            summary=proposal.summary,
-        )
-        await self.lifecycle.posted_confirm(
-            card, proposal.pending_id, proposal.replaces, self.cards.update
-        )
 
     @staticmethod
     async def _say_failure(view: CardThread, locale: str) -> None:

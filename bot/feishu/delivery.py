@@ -16,8 +16,7 @@ import structlog
 from agent.i18n import fmt_range
 from agent.tools.describe import what
 from bot import wording
-from bot.conversation import CardLifecycle, CardRef, CardRegistry, Role
-from bot.conversation.lifecycle import LIVE, fingerprint
+from bot.conversation import CardLifecycle, CardRegistry
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.render import PLATFORM, FeishuCards
@@ -47,26 +46,11 @@ class FeishuDelivery:
     async def deliver(self, event: OutboxEvent) -> None:
         """Send each notice of the event's plan to its person once; raise to have it retried."""
         plan = await plan_notices(event, self.engine)
-        for notice in plan.notices:
-            person = self.engine.person(notice.person)
-            where = await self._send(
-                event, person, self._render(notice, plan, event, person.locale)
-            )
-            if where is not None and notice.step is not None and plan.request is not None:
-                await self.lifecycle.registry.add(
-                    plan.request.id,
-                    CardRef(
-                        platform=PLATFORM,
-                        address=where,
-                        role=Role.REMINDER if notice.kind is Kind.REMINDER_CARD else Role.APPROVER,
-                        holder=person.id,
-                        locale=person.locale,
-                        step=notice.step,
-                        shown=LIVE if notice.view is not None else fingerprint(plan.request),
-                    ),
-                )
-        if plan.request is not None:  # every card of the request shows where it stands now
-            await self.lifecycle.refresh(plan.request, PLATFORM, self.cards.update)
+
+        async def send(notice: Notice, person: Person) -> str | None:
+            return await self._send(event, person, self._render(notice, plan, event, person.locale))
+
+        await self.lifecycle.deliver(plan, PLATFORM, send, self.cards.update)
 
     def _render(self, n: Notice, plan: Plan, event: OutboxEvent, locale: str) -> dict[str, Any]:
         engine, req, data = self.engine, plan.request, event.data

@@ -22,18 +22,9 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.events import ProposalReady
 from agent.i18n import detect_locale, t
 from bot import wording
-from bot.conversation import (
-    Answer,
-    CardLifecycle,
-    CardRef,
-    CardRegistry,
-    Interactions,
-    RejectForm,
-    Role,
-)
+from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm
 from bot.conversation.interactions import At
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_delegation
@@ -281,7 +272,9 @@ class SlackBot:
                 person.locale,
                 streaming=self.streaming,
                 engine=self.engine,
-                posted=lambda p, ts: self._confirm_posted(person, channel, p, ts),
+                posted=lambda p, ts: self.lifecycle.confirm_posted(
+                    person, p, PLATFORM, address(channel, ts), self.cards.update
+                ),
             )
             await view.render(
                 self.runtime.agent.run(thread_key(team, channel, thread_ts), person.id, text)
@@ -291,22 +284,6 @@ class SlackBot:
             await self._say_failure(channel, thread_ts, locale)
         except SlackApiError as e:
             log.error("slack_turn_api_error", error=e.response.get("error"))
-
-    async def _confirm_posted(
-        self, person: Person, channel: str, proposal: ProposalReady, ts: str
-    ) -> None:
-        """Record a confirm card; the draft it supersedes now says it was replaced."""
-        card = CardRef(
-            platform=PLATFORM,
-            address=address(channel, ts),
-            role=Role.CONFIRM,
-            holder=person.id,
-            locale=person.locale,
-            summary=proposal.summary,
-        )
-        await self.lifecycle.posted_confirm(
-            card, proposal.pending_id, proposal.replaces, self.cards.update
-        )
 
     async def _say_failure(self, channel: str, thread_ts: str, locale: str) -> None:
         try:

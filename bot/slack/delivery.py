@@ -5,8 +5,7 @@ from __future__ import annotations
 import structlog
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import CardLifecycle, CardRef, CardRegistry, Role
-from bot.conversation.lifecycle import LIVE, fingerprint
+from bot.conversation import CardLifecycle, CardRegistry
 from bot.notices import Kind, Notice, Plan, plan_notices
 from bot.slack import blocks, blocks_digest
 from bot.slack.identity import SlackIdentity
@@ -43,26 +42,11 @@ class SlackDelivery:
     async def deliver(self, event: OutboxEvent) -> None:
         """Send each notice of the event's plan to its person once; raise to have it retried."""
         plan = await plan_notices(event, self.engine)
-        for notice in plan.notices:
-            person = self.engine.person(notice.person)
-            where = await self._send(
-                event, person, self._render(notice, plan, event, person.locale)
-            )
-            if where is not None and notice.step is not None and plan.request is not None:
-                await self.lifecycle.registry.add(
-                    plan.request.id,
-                    CardRef(
-                        platform=PLATFORM,
-                        address=where,
-                        role=Role.REMINDER if notice.kind is Kind.REMINDER_CARD else Role.APPROVER,
-                        holder=person.id,
-                        locale=person.locale,
-                        step=notice.step,
-                        shown=LIVE if notice.view is not None else fingerprint(plan.request),
-                    ),
-                )
-        if plan.request is not None:  # every card of the request shows where it stands now
-            await self.lifecycle.refresh(plan.request, PLATFORM, self.cards.update)
+
+        async def send(notice: Notice, person: Person) -> str | None:
+            return await self._send(event, person, self._render(notice, plan, event, person.locale))
+
+        await self.lifecycle.deliver(plan, PLATFORM, send, self.cards.update)
 
     def _render(
         self, n: Notice, plan: Plan, event: OutboxEvent, locale: str
