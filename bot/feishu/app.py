@@ -15,6 +15,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import redis.exceptions
@@ -158,9 +159,15 @@ class FeishuBot:
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
         self.cards = FeishuCards(self.engine, client)
-        registry = CardRegistry(runtime.redis, self.engine.keys.org)
-        self.lifecycle = CardLifecycle(self.engine, registry)
-        self.core = Interactions(self.engine, runtime.memory, self.lifecycle)
+
+    @cached_property
+    def lifecycle(self) -> CardLifecycle:
+        return CardLifecycle(self.engine, CardRegistry(self.runtime.redis, self.engine.keys.org))
+
+    @cached_property
+    def core(self) -> Interactions:
+        """The conversation core every click goes through."""
+        return Interactions(self.engine, self.runtime.memory, self.lifecycle)
 
     # --- the HTTP edge ---------------------------------------------------------------------
 
