@@ -23,7 +23,7 @@ import structlog
 from aiohttp import web
 
 from agent.i18n import detect_locale, t
-from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions
+from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, buttons
 from bot.conversation.interactions import At
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
@@ -334,39 +334,29 @@ class FeishuBot:
 
     async def answer(self, click: Click, person: Person) -> Answer:
         """The core's answer to the button that was clicked."""
-        action, value = click.value.get("action"), click.value
         try:
-            match action:
-                case cards.PENDING_CONFIRM:
-                    at = At(PLATFORM, click.message_id) if click.message_id else None
-                    thread = str(value["thread"]) if value.get("thread") else None
-                    return await self.core.confirm(
-                        person, str(value["pending_id"]), thread=thread, at=at
-                    )
-                case cards.PENDING_CANCEL:
-                    thread = str(value["thread"]) if value.get("thread") else None
-                    return await self.core.cancel(person, str(value["pending_id"]), thread=thread)
-                case cards.REQUEST_APPROVE:
-                    return await self.core.approve(person, *self._request_step(click))
-                case cards.REQUEST_REJECT:
-                    return await self.core.open_reject(person, *self._request_step(click))
-                case cards.REQUEST_REJECT_SUBMIT:
-                    reason = str(click.form.get(cards.REASON_INPUT) or "")
-                    return await self.core.reject(person, *self._request_step(click), reason)
-                case cards.REQUEST_BACK:
-                    return await self.core.back(person, self._request_step(click)[0])
-        except (KeyError, TypeError, ValueError):
-            pass
-        return self.core.not_valid(person.locale)
+            action, ref = buttons.parse_feishu_value(click.value)
+        except ValueError:
+            return self.core.not_valid(person.locale)
+        if isinstance(ref, buttons.PendingRef):
+            if action == buttons.PENDING_CANCEL:
+                return await self.core.cancel(person, ref.pending_id, thread=ref.thread)
+            at = At(PLATFORM, click.message_id) if click.message_id else None
+            return await self.core.confirm(person, ref.pending_id, thread=ref.thread, at=at)
+        match action:
+            case buttons.REQUEST_APPROVE:
+                return await self.core.approve(person, ref.request_id, ref.step)
+            case buttons.REQUEST_REJECT:
+                return await self.core.open_reject(person, ref.request_id, ref.step)
+            case buttons.REQUEST_REJECT_SUBMIT:
+                reason = str(click.form.get(cards.REASON_INPUT) or "")
+                return await self.core.reject(person, ref.request_id, ref.step, reason)
+        return await self.core.back(person, ref.request_id)
 
     def reply(self, answer: Answer, person: Person) -> Reply:
         """A toast with the answer's sentence, and the clicked card redrawn when it changed."""
         card = render(answer.card, self.engine, person.locale) if answer.card else None
         return Reply(cards.toast(answer.tone, answer.text), card)
-
-    @staticmethod
-    def _request_step(click: Click) -> tuple[str, int]:
-        return str(click.value["request_id"]), int(click.value["step"])
 
 
 def feishu_routes_for(bot: FeishuBot, app: web.Application, path: str = "/feishu/events") -> None:

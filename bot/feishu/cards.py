@@ -23,6 +23,20 @@ from typing import Any, Literal
 from agent.events import ProposalReady
 from agent.i18n import fmt_days, fmt_range, t
 from agent.tools.describe import what, where_it_is
+from bot.conversation.buttons import (
+    ACTIONS as ACTIONS,
+)
+from bot.conversation.buttons import (
+    PENDING_CANCEL,
+    PENDING_CONFIRM,
+    REQUEST_APPROVE,
+    REQUEST_BACK,
+    REQUEST_REJECT,
+    REQUEST_REJECT_SUBMIT,
+    PendingRef,
+    StepRef,
+    feishu_value,
+)
 from bot.wording import (
     confirm_label,
     days_text,
@@ -46,22 +60,6 @@ from workflow.queries import RequestView
 Card = dict[str, Any]
 TaskStatus = Literal["pending", "in_progress", "complete", "error"]
 
-PENDING_CONFIRM = "pending_confirm"
-PENDING_CANCEL = "pending_cancel"
-REQUEST_APPROVE = "request_approve"
-REQUEST_REJECT = "request_reject"
-REQUEST_REJECT_SUBMIT = "request_reject_submit"
-REQUEST_BACK = "request_back"
-ACTIONS = frozenset(
-    {
-        PENDING_CONFIRM,
-        PENDING_CANCEL,
-        REQUEST_APPROVE,
-        REQUEST_REJECT,
-        REQUEST_REJECT_SUBMIT,
-        REQUEST_BACK,
-    }
-)
 REASON_INPUT = "reason"
 
 ELLIPSIS = "…"
@@ -310,11 +308,11 @@ def confirm_card(
             )
         )
     )
-    value = {"pending_id": p.pending_id, "thread": thread}
+    ref = PendingRef(pending_id=p.pending_id, thread=thread)
     elements.append(
         actions(
-            button(verb, {"action": PENDING_CONFIRM, **value}, kind),
-            button(t(locale, "Cancel", "取消"), {"action": PENDING_CANCEL, **value}),
+            button(verb, feishu_value(PENDING_CONFIRM, ref), kind),
+            button(t(locale, "Cancel", "取消"), feishu_value(PENDING_CANCEL, ref)),
         )
     )
     return card(t(locale, "Please confirm", "请确认"), elements, "blue")
@@ -372,8 +370,8 @@ def _step_note(req: Request, step: Step, engine: Engine, locale: str) -> Card:
     return note(*lines)
 
 
-def _ref(req: Request, step: Step) -> dict[str, Any]:
-    return {"request_id": req.id, "step": step.index}
+def _value(action: str, req: Request, step: Step) -> dict[str, Any]:
+    return feishu_value(action, StepRef(request_id=req.id, step=step.index))
 
 
 def decision_buttons(req: Request, step: Step, engine: Engine, locale: str) -> Card:
@@ -395,13 +393,11 @@ def decision_buttons(req: Request, step: Step, engine: Engine, locale: str) -> C
     return actions(
         button(
             t(locale, "Approve", "批准"),
-            {"action": REQUEST_APPROVE, **_ref(req, step)},
+            _value(REQUEST_APPROVE, req, step),
             "primary",
             dialog,
         ),
-        button(
-            t(locale, "Reject", "驳回"), {"action": REQUEST_REJECT, **_ref(req, step)}, "danger"
-        ),
+        button(t(locale, "Reject", "驳回"), _value(REQUEST_REJECT, req, step), "danger"),
     )
 
 
@@ -452,7 +448,7 @@ def reject_form_card(req: Request, step: Step, engine: Engine, locale: str) -> C
             },
             button(
                 t(locale, "Reject", "驳回"),
-                {"action": REQUEST_REJECT_SUBMIT, **_ref(req, step)},
+                _value(REQUEST_REJECT_SUBMIT, req, step),
                 "danger",
                 (
                     t(locale, "Reject this request?", "驳回此申请？"),
@@ -471,7 +467,7 @@ def reject_form_card(req: Request, step: Step, engine: Engine, locale: str) -> C
     elements += [
         _step_note(req, step, engine, locale),
         form,
-        actions(button(t(locale, "Back", "返回"), {"action": REQUEST_BACK, **_ref(req, step)})),
+        actions(button(t(locale, "Back", "返回"), _value(REQUEST_BACK, req, step))),
     ]
     return card(title_of(req, engine, locale), elements, "red")
 

@@ -19,16 +19,18 @@ import structlog
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.i18n import detect_locale, t
 from bot import wording
-from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm
+from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm, buttons
 from bot.conversation.interactions import At
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_delegation
 from bot.slack.identity import SlackIdentity
+from bot.slack.middleware import PERSON, drop_retries, person_in_context
 from bot.slack.render import PLATFORM, SlackCards, address, render
 from bot.slack.turns import ThreadView
 from bot.tasks import BackgroundTasks
@@ -41,10 +43,8 @@ from workflow.errors import (
     ValidationFailed,
     WorkflowError,
 )
-from workflow.keys import event_seen
 
 log = structlog.get_logger("slack")
-SEEN_TTL_S = 3600  # Slack retries within minutes; an hour of memory drops every retry
 FORM_BLOCKS = {
     "leave_type": "leave_type",
     "start": "start",
@@ -151,15 +151,17 @@ class SlackBot:
 
     def _register(self) -> None:
         app = self.app
+        app.use(drop_retries(self.runtime.redis))
+        app.use(person_in_context(self.identity))
         app.event("message")(self.on_message)
         app.event("app_home_opened")(self.on_home_opened)
         app.command("/leave")(self.on_leave_command)
-        app.action("pending_confirm")(self.on_pending_confirm)
-        app.action("pending_cancel")(self.on_pending_cancel)
-        app.action("request_approve")(self.on_approve)
-        app.action("request_reject")(self.on_reject_click)
-        app.action("home_withdraw")(self.on_home_withdraw)
-        app.action("open_leave_form")(self.on_open_leave_form)
+        app.action(buttons.PENDING_CONFIRM)(self.on_pending_confirm)
+        app.action(buttons.PENDING_CANCEL)(self.on_pending_cancel)
+        app.action(buttons.REQUEST_APPROVE)(self.on_approve)
+        app.action(buttons.REQUEST_REJECT)(self.on_reject_click)
+        app.action(buttons.HOME_WITHDRAW)(self.on_home_withdraw)
+        app.action(buttons.OPEN_LEAVE_FORM)(self.on_open_leave_form)
         app.view("reject_reason")(self.on_reject_submit)
         app.view("leave_form")(self.on_leave_submit)
         app.action("open_delegation_form")(self.on_open_delegation_form)
@@ -169,17 +171,6 @@ class SlackBot:
         """POST /slack/events: events, commands and interactivity, verified by Bolt's signature check."""
         bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(bolt_response)
-
-    async def _first_time(self, event_id: str | None) -> bool:
-        """False for an event id seen before (Slack's retries): ack and drop it."""
-        if not event_id:
-            return True
-        return bool(
-            await self.runtime.redis.set(event_seen("slack", event_id), "1", nx=True, ex=SEEN_TTL_S)
-        )
-
-    async def _person(self, team_id: str, user_id: str) -> Person | None:
-        return await self.identity.person_for(team_id, user_id)
 
     async def _ephemeral(self, channel: str | None, user_id: str, text: str) -> None:
         if channel is None:
@@ -198,14 +189,16 @@ class SlackBot:
 
         self.tasks.spawn(limited(), name=name)
 
-    async def _clicker(self, body: dict[str, Any]) -> tuple[Click, Person] | None:
+    async def _clicker(
+        self, body: dict[str, Any], context: AsyncBoltContext
+    ) -> tuple[Click, Person] | None:
         """The click and the person who made it; someone unknown is told so privately."""
         try:
             click = Click.of(body)
         except ValueError as e:
             log.warning("slack_click_unreadable", error=str(e))
             return None
-        person = await self._person(click.team, click.user)
+        person = context.get(PERSON)
         if person is None:
             await self._ephemeral(click.channel, click.user, not_in_directory("en", self.hr_name))
             return None
@@ -213,22 +206,9 @@ class SlackBot:
 
     # --- DMs ---------------------------------------------------------------------------------
 
-    async def on_message(
-        self, body: dict[str, Any], event: dict[str, Any], request: Any = None
-    ) -> None:
+    async def on_message(self, body: dict[str, Any], event: dict[str, Any], context) -> None:
         """A DM to the bot: start (or continue) the thread's conversation in the background."""
         if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
-            return
-        try:
-            first = await self._first_time(body.get("event_id"))
-        except (redis.exceptions.RedisError, OSError) as e:
-            # Slack's retry of an event we already took must not run a second turn; a first
-            # delivery goes ahead, so the person is answered (if only that the store is down)
-            retry = (getattr(request, "headers", None) or {}).get("x-slack-retry-num")
-            log.error("slack_dedupe_unavailable", error=repr(e)[:200], retry=bool(retry))
-            first = not retry
-        if not first:
-            log.info("slack_event_duplicate", event_id=body.get("event_id"))
             return
         text = (event.get("text") or "").strip()
         if not text:
@@ -236,24 +216,34 @@ class SlackBot:
         team = body.get("team_id") or event.get("team", "")
         root = event.get("thread_ts") or event["ts"]
         self.tasks.spawn(
-            self.dm_turn(team, event["channel"], event["user"], root, text),
+            self.dm_turn(team, event["channel"], event["user"], root, text, context.get(PERSON)),
             name=f"turn:{event['channel']}:{root}",
         )
 
     async def dm_turn(
-        self, team: str, channel: str, user_id: str, thread_ts: str, text: str
+        self,
+        team: str,
+        channel: str,
+        user_id: str,
+        thread_ts: str,
+        text: str,
+        person: Person | None,
     ) -> None:
         """Run one agent turn and show it in the thread; every failure still answers the person."""
         async with self.turn_slots:
-            await self._dm_turn(team, channel, user_id, thread_ts, text)
+            await self._dm_turn(team, channel, user_id, thread_ts, text, person)
 
     async def _dm_turn(
-        self, team: str, channel: str, user_id: str, thread_ts: str, text: str
+        self,
+        team: str,
+        channel: str,
+        user_id: str,
+        thread_ts: str,
+        text: str,
+        person: Person | None,
     ) -> None:
-        person = None
         locale = detect_locale(text)
         try:
-            person = await self._person(team, user_id)
             if person is None:
                 await self.client.chat_postMessage(
                     channel=channel,
@@ -301,14 +291,14 @@ class SlackBot:
 
     # --- /leave -------------------------------------------------------------------------------
 
-    async def on_leave_command(self, ack, body: dict[str, Any]) -> None:
+    async def on_leave_command(self, ack, body: dict[str, Any], context) -> None:
         """`/leave` opens the form at once; `/leave <text>` hands the text to the agent in the DM."""
         team, user_id, text = (
             body.get("team_id", ""),
             body["user_id"],
             (body.get("text") or "").strip(),
         )
-        person = await self._person(team, user_id)
+        person = context.get(PERSON)
         locale = detect_locale(text, person.locale if person else "en")
         if person is None:
             await ack(not_in_directory(locale, self.hr_name))
@@ -329,7 +319,7 @@ class SlackBot:
         if channel is None:
             return
         opener = await self.client.chat_postMessage(channel=channel, text=f"/leave {text}")
-        await self.dm_turn(team, channel, user_id, opener["ts"], text)
+        await self.dm_turn(team, channel, user_id, opener["ts"], text, person)
 
     async def _open_leave_form(self, trigger_id: str, person: Person) -> None:
         process = self.engine.process("leave")
@@ -341,15 +331,17 @@ class SlackBot:
         except SlackApiError as e:
             log.warning("slack_views_open_failed", error=e.response.get("error"))
 
-    async def on_open_leave_form(self, ack, body: dict[str, Any]) -> None:
+    async def on_open_leave_form(self, ack, body: dict[str, Any], context) -> None:
         await ack()
-        person = await self._person(body.get("team", {}).get("id", ""), body["user"]["id"])
+        person = context.get(PERSON)
         if person is not None:
             self.tasks.spawn(self._open_leave_form(body["trigger_id"], person), name="leave_form")
 
-    async def on_leave_submit(self, ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+    async def on_leave_submit(
+        self, ack, body: dict[str, Any], view: dict[str, Any], context
+    ) -> None:
         """The form's Submit is the confirmation: validate, submit, or show errors on the fields."""
-        person = await self._person(body.get("team", {}).get("id", ""), body["user"]["id"])
+        person = context.get(PERSON)
         if person is None:
             await ack(
                 response_action="errors",
@@ -379,9 +371,9 @@ class SlackBot:
 
     # --- delegation (Home tab) ----------------------------------------------------------------
 
-    async def on_open_delegation_form(self, ack, body: dict[str, Any]) -> None:
+    async def on_open_delegation_form(self, ack, body: dict[str, Any], context) -> None:
         await ack()
-        person = await self._person((body.get("team") or {}).get("id", ""), body["user"]["id"])
+        person = context.get(PERSON)
         if person is not None:
             view = blocks_delegation.delegation_modal(person, self.engine, person.locale)
             self.tasks.spawn(
@@ -389,9 +381,11 @@ class SlackBot:
                 name="delegation_form",
             )
 
-    async def on_delegation_submit(self, ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+    async def on_delegation_submit(
+        self, ack, body: dict[str, Any], view: dict[str, Any], context
+    ) -> None:
         """The form's Submit is the confirmation: set the delegation or show errors on the fields."""
-        person = await self._person((body.get("team") or {}).get("id", ""), body["user"]["id"])
+        person = context.get(PERSON)
         form = blocks_delegation.parse_delegation_form(view["state"]["values"])
         if person is None:
             await ack(
@@ -432,16 +426,16 @@ class SlackBot:
 
     # --- confirm cards -----------------------------------------------------------------------
 
-    async def on_pending_confirm(self, ack, body: dict[str, Any]) -> None:
+    async def on_pending_confirm(self, ack, body: dict[str, Any], context) -> None:
         await ack()
-        self._later(self._pending_click(body, confirm=True), "pending_confirm")
+        self._later(self._pending_click(body, context, confirm=True), "pending_confirm")
 
-    async def on_pending_cancel(self, ack, body: dict[str, Any]) -> None:
+    async def on_pending_cancel(self, ack, body: dict[str, Any], context) -> None:
         await ack()
-        self._later(self._pending_click(body, confirm=False), "pending_cancel")
+        self._later(self._pending_click(body, context, confirm=False), "pending_cancel")
 
-    async def _pending_click(self, body: dict[str, Any], *, confirm: bool) -> None:
-        found = await self._clicker(body)
+    async def _pending_click(self, body: dict[str, Any], context, *, confirm: bool) -> None:
+        found = await self._clicker(body, context)
         if found is None:
             return
         click, person = found
@@ -473,56 +467,53 @@ class SlackBot:
 
     # --- approver cards --------------------------------------------------------------------
 
-    @staticmethod
-    def _request_step(value: str) -> tuple[str, int]:
-        request_id, _, step = value.rpartition(":")
-        return request_id, int(step)
-
-    async def on_approve(self, ack, body: dict[str, Any]) -> None:
+    async def on_approve(self, ack, body: dict[str, Any], context) -> None:
         """Approve (its confirm dialog was the confirmation); the engine checks who may."""
         await ack()
-        self._later(self._approve(body), "request_approve")
+        self._later(self._approve(body, context), "request_approve")
 
-    async def _approve(self, body: dict[str, Any]) -> None:
-        found = await self._clicker(body)
+    async def _approve(self, body: dict[str, Any], context) -> None:
+        found = await self._clicker(body, context)
         if found is None:
             return
         click, person = found
         try:
-            request_id, step = self._request_step(click.value)
+            ref = buttons.parse_step_value(click.value)
         except ValueError:
             await self._show(click, self.core.not_valid(person.locale), person)
             return
-        await self._show(click, await self.core.approve(person, request_id, step), person)
+        await self._show(click, await self.core.approve(person, ref.request_id, ref.step), person)
         await self._refresh_home_if_there(body, person)
 
-    async def on_reject_click(self, ack, body: dict[str, Any]) -> None:
+    async def on_reject_click(self, ack, body: dict[str, Any], context) -> None:
         """Reject asks for the reason in a small modal first (opened at once: the trigger lives 3 s)."""
         await ack()
-        self._later(self._reject_modal(body), "request_reject")
+        self._later(self._reject_modal(body, context), "request_reject")
 
-    async def _reject_modal(self, body: dict[str, Any]) -> None:
-        found = await self._clicker(body)
+    async def _reject_modal(self, body: dict[str, Any], context) -> None:
+        found = await self._clicker(body, context)
         if found is None:
             return
         click, person = found
         try:
-            request_id, step = self._request_step(click.value)
+            ref = buttons.parse_step_value(click.value)
         except ValueError:
             await self._show(click, self.core.not_valid(person.locale), person)
             return
-        answer = await self.core.open_reject(person, request_id, step)
+        answer = await self.core.open_reject(person, ref.request_id, ref.step)
         if not isinstance(answer.card, RejectForm):
             await self._show(click, answer, person)
             return
-        view = blocks.reject_modal(answer.card.request, step, self.engine, person.locale)
+        view = blocks.reject_modal(answer.card.request, ref.step, self.engine, person.locale)
         try:
             await self.client.views_open(trigger_id=click.trigger_id, view=view)
         except SlackApiError as e:
             log.warning("slack_views_open_failed", error=e.response.get("error"))
 
-    async def on_reject_submit(self, ack, body: dict[str, Any], view: dict[str, Any]) -> None:
-        person = await self._person(body.get("team", {}).get("id", ""), body["user"]["id"])
+    async def on_reject_submit(
+        self, ack, body: dict[str, Any], view: dict[str, Any], context
+    ) -> None:
+        person = context.get(PERSON)
         meta = json.loads(view.get("private_metadata") or "{}")
         reason = ((view["state"]["values"].get("reason") or {}).get("reason") or {}).get(
             "value"
@@ -541,15 +532,11 @@ class SlackBot:
 
     # --- home ----------------------------------------------------------------------------------
 
-    async def on_home_opened(self, event: dict[str, Any], body: dict[str, Any]) -> None:
+    async def on_home_opened(self, event: dict[str, Any], context) -> None:
         if event.get("tab") not in (None, "home"):
             return
-        self.tasks.spawn(self._home_opened(body.get("team_id", ""), event["user"]), name="home")
-
-    async def _home_opened(self, team: str, user_id: str) -> None:
-        person = await self._person(team, user_id)
-        if person is not None:
-            await self.publish_home(user_id, person)
+        if (person := context.get(PERSON)) is not None:
+            self.tasks.spawn(self.publish_home(event["user"], person), name="home")
 
     async def publish_home(self, user_id: str, person: Person) -> None:
         engine = self.engine
@@ -568,12 +555,12 @@ class SlackBot:
         if (body.get("view") or {}).get("type") == "home":
             await self.publish_home(body["user"]["id"], person)
 
-    async def on_home_withdraw(self, ack, body: dict[str, Any]) -> None:
+    async def on_home_withdraw(self, ack, body: dict[str, Any], context) -> None:
         await ack()
-        self._later(self._home_withdraw(body), "home_withdraw")
+        self._later(self._home_withdraw(body, context), "home_withdraw")
 
-    async def _home_withdraw(self, body: dict[str, Any]) -> None:
-        found = await self._clicker(body)
+    async def _home_withdraw(self, body: dict[str, Any], context) -> None:
+        found = await self._clicker(body, context)
         if found is None:
             return
         click, person = found

@@ -10,6 +10,7 @@ from slack_sdk.models.blocks import Block
 from agent.i18n import t
 from agent.tools.describe import what, where_it_is
 from bot import wording
+from bot.conversation.buttons import REQUEST_APPROVE, REQUEST_REJECT, step_value
 from bot.slack.blocks_base import (
     LIST_MAX,
     SECTION_TEXT_MAX,
@@ -91,7 +92,7 @@ def _detail_blocks(
 
 def decision_buttons(req: Request, step: Step, engine: Engine, locale: str) -> list[Any]:
     """[Approve] (with a confirm dialog) and [Reject] (opens the reason modal)."""
-    value = f"{req.id}:{step.index}"
+    value = step_value(req.id, step.index)
     who = name_of(engine, req.requester)
     it = what(req, engine.config, locale)
     if step.index + 1 < len(req.steps):
@@ -113,12 +114,12 @@ def decision_buttons(req: Request, step: Step, engine: Engine, locale: str) -> l
     return [
         button(
             t(locale, "Approve", "批准"),
-            "request_approve",
+            REQUEST_APPROVE,
             value,
             style="primary",
             confirm=dialog,
         ),
-        button(t(locale, "Reject", "驳回"), "request_reject", value, style="danger"),
+        button(t(locale, "Reject", "驳回"), REQUEST_REJECT, value, style="danger"),
     ]
 
 

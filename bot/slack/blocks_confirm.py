@@ -9,6 +9,7 @@ from slack_sdk.models.blocks import Block
 
 from agent.events import ProposalReady
 from agent.i18n import fmt_days, fmt_range, t
+from bot.conversation.buttons import PENDING_CANCEL, PENDING_CONFIRM
 from bot.slack.blocks_base import (
     SECTION_TEXT_MAX,
     SlackMessage,
@@ -142,8 +143,8 @@ def confirm_card(p: ProposalReady, locale: str, *, engine: Engine | None = None)
     )
     blocks.append(
         actions(
-            button(verb, "pending_confirm", p.pending_id, style=style),
-            button(t(locale, "Cancel", "取消"), "pending_cancel", p.pending_id),
+            button(verb, PENDING_CONFIRM, p.pending_id, style=style),
+            button(t(locale, "Cancel", "取消"), PENDING_CANCEL, p.pending_id),
             block_id=f"pending:{p.pending_id}",
         )
     )

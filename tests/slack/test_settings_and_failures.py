@@ -48,7 +48,10 @@ async def test_redis_down_gets_a_clear_line_in_the_thread(slack: SlackHarness):
     h.bot.runtime.agent.memory.redis = down
     h.engine.store.redis = down
     msg = h.standin.post_user_message("U0OLIVER", "what is my balance?")
-    await h.bot.dm_turn("T0ACME", msg["channel"], "U0OLIVER", msg["ts"], "what is my balance?")
+    oliver = h.engine.person("oliver")
+    await h.bot.dm_turn(
+        "T0ACME", msg["channel"], "U0OLIVER", msg["ts"], "what is my balance?", oliver
+    )
     replies = h.thread("U0OLIVER", msg["ts"])
     assert any("can't reach my database" in (r.get("text") or "") for r in replies)
     assert thread_key("T0ACME", msg["channel"], msg["ts"]).startswith("slack:")
