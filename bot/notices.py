@@ -15,6 +15,17 @@ import structlog
 from workflow.engine import Engine
 from workflow.models import EventType, Request, RequestStatus, StepStatus
 from workflow.outbox import OutboxEvent
+from workflow.payloads import (
+    DailyDigest,
+    ReminderSent,
+    RequestExpired,
+    RequestWithdrawn,
+    StepApproved,
+    StepEscalated,
+    TaskAssigned,
+    WeeklyOut,
+    event_data,
+)
 from workflow.queries import OutEntry, RequestView
 from workflow.store import hmget_record, versioned
 
@@ -45,38 +56,46 @@ class Notice:
 
 @dataclass
 class Plan:
-    """What an event means: the notices to send and whether the request's cards are now stale."""
+    """What an event means: the notices to send (every card of the request is redrawn after)."""
 
     request: Request | None
     notices: list[Notice] = field(default_factory=list)
-    close_cards: bool = False
     pending: list[Request] = field(default_factory=list)  # a digest's requests
     out: list[OutEntry] = field(default_factory=list)  # a weekly who's-out
     start: date | None = None
     end: date | None = None
 
 
+# Events whose news is a sentence to the requester.
+_REQUESTER_NEWS = frozenset(
+    {
+        EventType.REQUEST_SUBMITTED,
+        EventType.STEP_APPROVED,
+        EventType.REQUEST_APPROVED,
+        EventType.REQUEST_REJECTED,
+    }
+)
+
+
 def told_by_final_notice(event: OutboxEvent, request: Request) -> bool:
     """A step approval that ended the request: its 'approved' notice says it all (one DM, not two)."""
-    if event.type is not EventType.STEP_APPROVED or request.status is not RequestStatus.APPROVED:
+    data = event_data(event)
+    if not isinstance(data, StepApproved) or request.status is not RequestStatus.APPROVED:
         return False
-    step = int(event.data.get("step", -1))
-    return all(s.status is StepStatus.AUTO_APPROVED for s in request.steps[step + 1 :])
+    return all(s.status is StepStatus.AUTO_APPROVED for s in request.steps[data.step + 1 :])
 
 
 async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
     """The notices an event calls for, from the request as it is now (it may have moved on)."""
-    data = event.data
-    if event.type is EventType.DAILY_DIGEST:
-        person = data["person"]
-        pending = await engine.my_approvals(person)
+    data = event_data(event)
+    if isinstance(data, DailyDigest):
+        pending = await engine.my_approvals(data.person)
         # decided since it was queued: nothing to nag about
-        return Plan(None, [Notice(Kind.DIGEST, person)] if pending else [], pending=pending)
-    if event.type is EventType.WEEKLY_OUT:
-        person = data["person"]
-        start, end = date.fromisoformat(data["start"]), date.fromisoformat(data["end"])
-        out = await engine.who_is_out(person, start, end, data.get("team"))
-        return Plan(None, [Notice(Kind.WEEKLY_OUT, person)], out=out, start=start, end=end)
+        return Plan(None, [Notice(Kind.DIGEST, data.person)] if pending else [], pending=pending)
+    if isinstance(data, WeeklyOut):
+        out = await engine.who_is_out(data.person, data.start, data.end, data.team)
+        notices = [Notice(Kind.WEEKLY_OUT, data.person)]
+        return Plan(None, notices, out=out, start=data.start, end=data.end)
     [raw] = await engine.store.read(hmget_record(engine.keys.request(event.request_id)))
     req = versioned(Request, raw)
     if req is None:
@@ -90,41 +109,32 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
         view = await engine.request_view(req.id, holder) if live else None
         return Notice(Kind.APPROVAL_CARD, holder, step=step, view=view)
 
-    match event.type:
-        case (
-            EventType.REQUEST_SUBMITTED
-            | EventType.STEP_APPROVED
-            | EventType.REQUEST_APPROVED
-            | EventType.REQUEST_REJECTED
-        ):
-            if not told_by_final_notice(event, req):
-                notices.append(Notice(Kind.UPDATE, requester, event.type.value))
-            plan.close_cards = event.type is not EventType.REQUEST_SUBMITTED
-        case EventType.TASK_ASSIGNED:
-            notices.append(await card_for(data["assignee"], data.get("step")))
-            if data.get("routed_reason"):
+    match data:
+        case TaskAssigned():
+            notices.append(await card_for(data.assignee, data.step))
+            if data.routed_reason:
                 notices.append(Notice(Kind.UPDATE, requester, "task_assigned"))
-        case EventType.REQUEST_WITHDRAWN:
-            plan.close_cards = True
-            if data.get("assignee"):
-                notices.append(Notice(Kind.UPDATE, data["assignee"], "request_withdrawn"))
-        case EventType.STEP_ESCALATED:
-            step = data.get("step")
-            if req.open_step() is not None and req.current_step == step:
-                notices.append(await card_for(data["assignee"], step))
-            notices.append(Notice(Kind.ESCALATED_FROM, data["previous"]))
+        case RequestWithdrawn():
+            if data.assignee:
+                notices.append(Notice(Kind.UPDATE, data.assignee, "request_withdrawn"))
+        case StepEscalated():
+            if req.open_step() is not None and req.current_step == data.step:
+                notices.append(await card_for(data.assignee, data.step))
+            notices.append(Notice(Kind.ESCALATED_FROM, data.previous))
             notices.append(Notice(Kind.UPDATE, requester, "step_escalated"))
-        case EventType.REQUEST_EXPIRED:
-            plan.close_cards = True
+        case RequestExpired():
             notices.append(Notice(Kind.EXPIRED, requester, for_requester=True))
-            if data.get("assignee"):
-                notices.append(Notice(Kind.EXPIRED, data["assignee"]))
-        case EventType.REMINDER_SENT:
+            if data.assignee:
+                notices.append(Notice(Kind.EXPIRED, data.assignee))
+        case ReminderSent():
             step = req.open_step()
             # decided or handed on since: a reminder would only mislead
-            if step is not None and step.assignee == data["assignee"]:
+            if step is not None and step.assignee == data.assignee:
                 view = await engine.request_view(req.id, step.assignee)
                 notices.append(
                     Notice(Kind.REMINDER_CARD, step.assignee, step=step.index, view=view)
                 )
+        case _ if event.type in _REQUESTER_NEWS:
+            if not told_by_final_notice(event, req):
+                notices.append(Notice(Kind.UPDATE, requester, event.type.value))
     return plan

@@ -46,6 +46,14 @@ from workflow.models import (
     RequestStatus,
     StepStatus,
 )
+from workflow.payloads import (
+    DecidePayload,
+    DelegatePayload,
+    RemindPayload,
+    SubmitPayload,
+    WithdrawPayload,
+    pending_payload,
+)
 from workflow.queries import Queries
 from workflow.routing import may_decide
 from workflow.store import Conflict, Tx, hmget_record, versioned
@@ -623,40 +631,33 @@ class Engine(Queries):
                     "This confirmation has expired; nothing was done. Please ask again.",
                     zh="此确认已过期，未做任何更改。请重新发起。",
                 )
-            p = pending.payload
-            match pending.kind:
-                case PendingKind.SUBMIT:
+            match pending_payload(pending):
+                case SubmitPayload():
                     req = await self._submit_once(pending.request_id, actor, pending)
-                case PendingKind.DECIDE:
+                case DecidePayload() as p:
                     req = await self._decide_once(
-                        pending.request_id,
-                        p["step"],
-                        actor,
-                        Decision(p["decision"]),
-                        p.get("comment"),
-                        pending,
+                        pending.request_id, p.step, actor, p.decision, p.comment, pending
                     )
-                case PendingKind.WITHDRAW:
-                    req = await self._withdraw_once(
-                        pending.request_id, actor, p.get("reason"), pending
-                    )
-                case PendingKind.REMIND:
-                    req = await self._remind_once(pending.request_id, actor, p.get("note"), pending)
-                case PendingKind.DELEGATE:
-                    return await self._delegate_once(pending, actor)
+                case WithdrawPayload() as p:
+                    req = await self._withdraw_once(pending.request_id, actor, p.reason, pending)
+                case RemindPayload() as p:
+                    req = await self._remind_once(pending.request_id, actor, p.note, pending)
+                case DelegatePayload() as p:
+                    return await self._delegate_once(pending, p, actor)
             return Outcome(pending.kind, req, pending.id)
 
         return await self._retrying("confirmation", attempt)
 
-    async def _delegate_once(self, pending: PendingAction, actor: str) -> Outcome:
-        p = pending.payload
+    async def _delegate_once(
+        self, pending: PendingAction, p: DelegatePayload, actor: str
+    ) -> Outcome:
         d = Delegation(
             id=new_id("D-", 8),
             person=actor,
-            delegate=p["delegate"],
-            start=date.fromisoformat(p["start"]),
-            end=date.fromisoformat(p["end"]),
-            reason=p.get("reason"),
+            delegate=p.delegate,
+            start=p.start,
+            end=p.end,
+            reason=p.reason,
         )
         tx = await delegation.store(self, d)
         pending.status = PendingStatus.CONFIRMED

@@ -8,7 +8,6 @@ and what the clicked card should now show. The engine authorizes; a refusal chan
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 from typing import Literal
 
 import structlog
@@ -23,6 +22,7 @@ from workflow.config import Person
 from workflow.engine import Engine, Outcome
 from workflow.errors import InvalidState, NotFound, WorkflowError
 from workflow.models import PendingAction, PendingKind, PendingStatus, Request
+from workflow.payloads import DecidePayload, DelegatePayload, pending_payload
 
 log = structlog.get_logger("clicks")
 Tone = Literal["success", "info", "error"]
@@ -106,12 +106,15 @@ class Interactions:
                 e, locale, Closed(summary, e.localized(locale), ok=False) if closed else None
             )
         req = outcome.request
-        if req is None:  # a delegation belongs to no request
-            p = pending.payload
-            who = wording.name_of(self.engine, str(p.get("delegate")))
-            start, end = date.fromisoformat(str(p["start"])), date.fromisoformat(str(p["end"]))
-            result = wording.delegated_text(who, start, end, locale)
+        payload = pending_payload(pending)
+        if isinstance(payload, DelegatePayload):  # a delegation belongs to no request
+            who = wording.name_of(self.engine, payload.delegate)
+            result = wording.delegated_text(who, payload.start, payload.end, locale)
             card = Closed("", result)
+        elif req is None:  # the engine returns the request of every other kind
+            return self._refused(
+                NotFound(f"Request {pending.request_id} no longer exists."), locale
+            )
         else:
             result = wording.outcome_text(outcome.kind.value, req, self.engine, locale)
             summary = summary_of(req, self.engine, locale)
@@ -127,8 +130,9 @@ class Interactions:
         self, req: Request, pending: PendingAction, person: Person, at: At, *, shown: PendingKind
     ) -> None:
         """A confirmed card becomes the reader's card of the request, redrawn as it moves on."""
-        if pending.kind is PendingKind.DECIDE:
-            role, step = Role.APPROVER, int(pending.payload.get("step", 0))
+        payload = pending_payload(pending)
+        if isinstance(payload, DecidePayload):
+            role, step = Role.APPROVER, payload.step
         else:
             role, step = Role.THREAD, None
         card = CardRef(
