@@ -11,6 +11,7 @@ import redis.exceptions
 import structlog
 from aiohttp import web
 
+from bot.budget import budget_for
 from bot.feishu import feishu_delivery, feishu_routes
 from bot.feishu.wiring import feishu_enabled
 from bot.metrics import metrics_handler
@@ -49,6 +50,7 @@ def slack_bot(
         streaming=settings.slack_streaming,
         tasks=tasks,
         max_turns=settings.max_concurrent_turns,
+        budget=budget_for(settings),
     )
 
 
@@ -61,7 +63,10 @@ def make_app(
         try:
             await runtime.redis.ping()
         except (redis.exceptions.RedisError, OSError) as e:
-            return web.json_response({"ok": False, "redis": str(e)[:200]}, status=503)
+            log.warning(
+                "healthz_store_unreachable", error=type(e).__name__
+            )  # no address, here either
+            return web.json_response({"ok": False, "redis": "unreachable"}, status=503)
         return web.json_response({"ok": True, "redis": "ok", "persistent": runtime.persistent})
 
     async def drain(_: web.Application) -> None:

@@ -53,6 +53,15 @@ class Settings(BaseSettings):
     max_concurrent_turns: int = Field(
         default=100, ge=1, description="agent turns at once per process; more wait"
     )
+    verify_failures_per_client: int = Field(
+        default=30, ge=1, description="failed signature checks a minute per address before 429s"
+    )
+    verify_failures_total: int = Field(
+        default=300, ge=1, description="failed checks a minute per process before unsigned is 429"
+    )
+    metrics_port: int | None = Field(
+        default=None, ge=1, le=65535, description="where `worker` serves GET /metrics (unset: not)"
+    )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "console"] = "console"
     feishu_app_id: str | None = Field(default=None, description="cli_… of the Feishu/Lark app")

@@ -119,6 +119,11 @@ def event_seen(platform: str, event_id: str) -> str:
     return f"seen:{platform}:{event_id}"
 
 
+def answer_once(platform: str, key: str) -> str:
+    """String: the answer given to a write request (a command, a form, a card click) by its id."""
+    return f"answered:{platform}:{key}"
+
+
 def delivery(platform: str, org: str, event_id: str, recipient: str) -> str:
     """String: the message a workflow event of an organisation produced for one recipient."""
     return f"delivered:{platform}:{{{org}}}:{event_id}:{recipient}"

@@ -21,16 +21,20 @@ from typing import Any
 import redis.exceptions
 import structlog
 from aiohttp import web
+from pydantic import ValidationError
 
 from agent.i18n import detect_locale, t
+from bot.budget import VerificationBudget, client_address
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, buttons
 from bot.conversation.interactions import At
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
-from bot.feishu.crypto import MAX_SKEW_S, check_token, decrypt, verify_signature
+from bot.feishu.crypto import MAX_SKEW_S, is_signed, open_callback
+from bot.feishu.edge import check_event, kept, reason_of, rejected, too_many
 from bot.feishu.errors import CallbackRejected, FeishuError
 from bot.feishu.render import PLATFORM, FeishuCards, render
 from bot.feishu.turns import CardThread
+from bot.once import Once
 from bot.runtime import Runtime
 from bot.tasks import BackgroundTasks
 from bot.wording import not_in_directory
@@ -146,6 +150,7 @@ class FeishuBot:
         clock: Callable[[], float] = time.time,
         max_skew_s: float = MAX_SKEW_S,
         action_budget_s: float = ACTION_BUDGET_S,
+        budget: VerificationBudget | None = None,
     ) -> None:
         self.runtime = runtime
         self.engine = runtime.engine
@@ -156,6 +161,8 @@ class FeishuBot:
         self._clock = clock
         self.max_skew_s = max_skew_s
         self.action_budget_s = action_budget_s
+        self.budget = budget if budget is not None else VerificationBudget()
+        self.once = Once(runtime.redis, "feishu")
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
         self.cards = FeishuCards(self.engine, client)
@@ -173,53 +180,64 @@ class FeishuBot:
 
     async def handle(self, request: web.Request) -> web.Response:
         """POST /feishu/events: authenticate, then dispatch on the event type."""
+        client = client_address(request.remote)
+        if self.budget.client_blocked(client):
+            return too_many()
         raw = await request.read()
+        if self._key is not None and not is_signed(request.headers) and self.budget.exhausted():
+            return too_many()  # under attack: only signed pushes are looked at
         try:
             payload = self.open(raw, request.headers)
         except CallbackRejected as e:
-            log.warning("feishu_callback_rejected", reason=e.reason, status=e.status)
-            return web.json_response({"msg": e.reason}, status=e.status)
+            self.budget.failed(client)
+            log.warning("feishu_callback_rejected", reason=e.reason, client=client)
+            return rejected(e.status)
+        return await self.dispatch(payload)
+
+    async def dispatch(self, payload: dict[str, Any]) -> web.Response:
+        """An authenticated callback: the challenge, a message, a card click, or nothing to do."""
         if payload.get("type") == "url_verification":
-            return web.json_response({"challenge": payload.get("challenge", "")})
+            return web.json_response({"challenge": str(payload.get("challenge", ""))})
         header, event = payload.get("header"), payload.get("event")
         if not isinstance(header, dict) or not isinstance(event, dict):
             log.info("feishu_callback_without_event", keys=sorted(payload)[:10])
             return web.json_response({})
         kind = header.get("event_type")
+        try:
+            click_id = check_event(str(kind), header, event)
+        except ValidationError as e:
+            log.info("feishu_event_unreadable", event_type=str(kind)[:64], reason=reason_of(e))
+            return web.json_response({})
         if kind == MESSAGE:
             await self.on_message(header, event)
         elif kind == CARD_ACTION:
-            return web.json_response(await self.on_card_action(event))
+            if click_id is None:
+                return web.json_response(await self.on_card_action(event))
+            answer = await self.once.run(
+                f"click:{click_id}",
+                lambda: kept(self.on_card_action(event)),
+            )
+            return web.Response(
+                status=answer.status, text=answer.body, content_type=answer.content_type
+            )
         else:
-            log.info("feishu_event_ignored", event_type=kind)
+            log.info("feishu_event_ignored", event_type=str(kind)[:64])
         return web.json_response({})
 
     def open(self, raw: bytes, headers: Any) -> dict[str, Any]:
-        """The authenticated plaintext of a callback.
+        """The authenticated plaintext of a callback (signature before decryption).
 
         Raises:
-            CallbackRejected: not JSON, undecryptable, unsigned or wrongly signed, wrong token.
+            CallbackRejected: not JSON, unsigned or wrongly signed, undecryptable, wrong token.
         """
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError) as e:  # not JSON, or nested too deep to read
-            raise CallbackRejected("the body is not JSON", 400) from e
-        if not isinstance(body, dict):
-            raise CallbackRejected("the body is not a JSON object", 400)
-        if "encrypt" in body:
-            if self._key is None:
-                raise CallbackRejected("an encrypted body, but FEISHU_ENCRYPT_KEY is not set", 400)
-            try:
-                body = json.loads(decrypt(str(body["encrypt"]), self._key))
-            except (ValueError, RecursionError) as e:
-                raise CallbackRejected("the decrypted body is not JSON", 400) from e
-            if not isinstance(body, dict):
-                raise CallbackRejected("the decrypted body is not a JSON object", 400)
-        # Feishu signs every push when an Encrypt Key is set, except the URL challenge.
-        if self._key is not None and body.get("type") != "url_verification":
-            verify_signature(headers, raw, self._key, self._clock(), self.max_skew_s)
-        check_token(body, self._token)
-        return body
+        return open_callback(
+            raw,
+            headers,
+            verification_token=self._token,
+            encrypt_key=self._key,
+            now=self._clock(),
+            max_skew_s=self.max_skew_s,
+        )
 
     # --- messages --------------------------------------------------------------------------
 

@@ -6,6 +6,13 @@ AES-256-CBC with PKCS7 padding. It signs each request with
 `sha256((timestamp + nonce + encrypt_key).encode() + raw_body)` (hex) in `X-Lark-Signature`,
 with `X-Lark-Request-Timestamp` / `X-Lark-Request-Nonce`. Without a key, the only proof is the
 verification token inside the body (`header.token`, or `token` in url_verification).
+
+`open_callback` is the one way in: with a key, the signature over the raw body is checked
+before anything is decrypted, so a forged or altered ciphertext is never decrypted at all.
+The only unsigned body accepted with a key is the URL challenge; whatever goes wrong on that
+path (base64, length, padding, UTF-8, JSON, type, token) is the same rejection, so an
+attacker replaying a captured ciphertext with the signature stripped learns nothing from the
+answers (no padding oracle). Every rejection reaches the client as the same 401.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -127,3 +135,58 @@ def check_token(payload: Mapping[str, Any], verification_token: str) -> None:
         ours = False
     if not ours:
         raise CallbackRejected("the verification token does not match")
+
+
+def _json_object(text: str | bytes, what: str) -> dict[str, Any]:
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError) as e:  # not JSON, or nested too deep to read
+        raise CallbackRejected(f"{what} is not JSON", 400) from e
+    if not isinstance(body, dict):
+        raise CallbackRejected(f"{what} is not a JSON object", 400)
+    return body
+
+
+def is_signed(headers: Mapping[str, str]) -> bool:
+    """Whether the request carries any of Feishu's signature headers."""
+    return any(headers.get(h) for h in (TIMESTAMP_HEADER, NONCE_HEADER, SIGNATURE_HEADER))
+
+
+def open_callback(
+    raw: bytes,
+    headers: Mapping[str, str],
+    *,
+    verification_token: str,
+    encrypt_key: str | None,
+    now: float,
+    max_skew_s: float = MAX_SKEW_S,
+) -> dict[str, Any]:
+    """The authenticated plaintext of a callback: signature first, then decryption, then the token.
+
+    Raises:
+        CallbackRejected: the reason is for the log only; the client gets one uniform answer.
+    """
+    outer = _json_object(raw, "the body")
+    if encrypt_key is None:
+        if "encrypt" in outer:
+            raise CallbackRejected("an encrypted body, but FEISHU_ENCRYPT_KEY is not set")
+        check_token(outer, verification_token)
+        return outer
+    signed = is_signed(headers)
+    if signed:
+        verify_signature(headers, raw, encrypt_key, now, max_skew_s)
+    if "encrypt" in outer:
+        sealed = outer["encrypt"]
+        try:
+            if not isinstance(sealed, str):
+                raise CallbackRejected("the encrypt field is not a string")
+            body = _json_object(decrypt(sealed, encrypt_key), "the decrypted body")
+        except CallbackRejected as e:
+            # unsigned: no detail may leak; signed: the sender has our key, still one answer
+            raise CallbackRejected(f"undecryptable ({e.reason})") from None
+    else:
+        body = outer
+    if not signed and body.get("type") != "url_verification":
+        raise CallbackRejected("the request is not signed")  # only the URL challenge is unsigned
+    check_token(body, verification_token)
+    return body

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from bot.budget import budget_for
 from bot.feishu.app import FeishuBot, feishu_routes_for
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
@@ -52,6 +53,7 @@ def feishu_routes(
         verification_token=settings.feishu_verification_token.get_secret_value(),
         encrypt_key=key.get_secret_value() if key else None,
         tasks=tasks,
+        budget=budget_for(settings),
     )
     feishu_routes_for(bot, app, EVENTS_PATH)
 

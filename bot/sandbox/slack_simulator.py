@@ -358,7 +358,19 @@ class SlackSimulator:
     async def submit_view(
         self, user: str, view: dict[str, Any], values: dict[str, Any]
     ) -> aiohttp.ClientResponse:
-        """Submit a modal: view_submission with `view.state.values[block_id][action_id]`."""
+        """Submit a modal: view_submission with `view.state.values[block_id][action_id]`.
+
+        A view given as the bot built it (no id yet) is the person's open modal of that
+        callback_id, with the id and hash Slack gave it.
+        """
+        if "id" not in view:
+            opened = [
+                v
+                for v in self.standin.workspace.views.stack(user)
+                if v.get("callback_id") == view.get("callback_id")
+            ]
+            if opened:
+                view = {**view, "id": opened[-1]["id"], "hash": opened[-1].get("hash", "")}
         payload = self._base("view_submission", user) | {
             "trigger_id": self.standin.issue_trigger_id(user),
             "view": {**view, "state": {"values": values}},

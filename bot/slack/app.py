@@ -17,18 +17,21 @@ from typing import Any
 import redis.exceptions
 import structlog
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_bolt_request
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.i18n import detect_locale, t
 from bot import wording
+from bot.budget import VerificationBudget
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm, buttons
 from bot.conversation.interactions import At
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_delegation
+from bot.slack.edge import SlackEdge
 from bot.slack.identity import SlackIdentity
 from bot.slack.middleware import PERSON, drop_retries, person_in_context
 from bot.slack.render import PLATFORM, SlackCards, address, render
@@ -125,6 +128,7 @@ class SlackBot:
         streaming: bool = True,
         tasks: BackgroundTasks | None = None,
         max_turns: int = 100,
+        budget: VerificationBudget | None = None,
     ) -> None:
         self.runtime = runtime
         # Turns at once in this process. Past it, new turns wait: a burst of hundreds would
@@ -140,6 +144,7 @@ class SlackBot:
         registry = CardRegistry(runtime.redis, self.engine.keys.org)
         self.lifecycle = CardLifecycle(self.engine, registry)
         self.core = Interactions(self.engine, runtime.memory, self.lifecycle)
+        self.edge = SlackEdge(signing_secret, runtime.redis, budget)
         self.app = AsyncApp(
             client=client, signing_secret=signing_secret, process_before_response=True
         )
@@ -168,9 +173,11 @@ class SlackBot:
         app.view("delegation_form")(self.on_delegation_submit)
 
     async def handle(self, request: web.Request) -> web.Response:
-        """POST /slack/events: events, commands and interactivity, verified by Bolt's signature check."""
-        bolt_response = await self.app.async_dispatch(await to_bolt_request(request))
-        return await to_aiohttp_response(bolt_response)
+        """POST /slack/events: verified, parsed and de-duplicated at the edge, then Bolt's listeners."""
+        return await self.edge.handle(request, self._dispatch)
+
+    async def _dispatch(self, request: web.Request) -> BoltResponse:
+        return await self.app.async_dispatch(await to_bolt_request(request))
 
     async def _ephemeral(self, channel: str | None, user_id: str, text: str) -> None:
         if channel is None:

@@ -285,11 +285,11 @@ async def test_plain_bodies_work_with_the_verification_token(feishu_plain: Feish
 
 
 async def test_an_encrypted_body_without_a_key_is_refused(feishu_plain: FeishuHarness):
-    """An `encrypt` body when no Encrypt Key is configured is a 400, not a crash."""
+    """An `encrypt` body when no Encrypt Key is configured is refused like any forgery, not a crash."""
     resp = await feishu_plain.sim.post(
         json.dumps({"encrypt": "P37w+VZImNgPEO1RBhJ6RtKl7n6zymIbEG1pReEzghk="})
     )
-    assert resp.status == 400
+    assert resp.status == 401
 
 
 async def test_someone_not_in_the_directory_is_told_politely(feishu: FeishuHarness):

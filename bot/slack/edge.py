@@ -1,0 +1,314 @@
+"""The edge of POST /slack/events: verify, parse into typed models, answer repeats once, then hand to Bolt.
+
+Nothing reaches Bolt that could crash it or our listeners:
+
+- the signature headers are checked first (a non-numeric timestamp used to crash Bolt's own
+  verification middleware with a traceback per request): unsigned or malformed → 400, a wrong
+  or stale signature → 401, and each failure counts against the verification budget;
+- the body is parsed exactly as Bolt parses it and then validated against the shape the
+  listener for its kind relies on (a DM message has a user, a ts, a channel and text; a
+  command has a user_id and a trigger_id; a click has a user and an action whose value
+  fits; a form has the state and metadata its handler reads). A body that is not JSON (or a
+  `payload=` that is not) is a 400; a signed request of a broken shape is acked with an
+  empty 200 and nothing is done. Either way the log has one line with the reason;
+- slash commands and view submissions, which are writes, are answered once (`bot.once`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import Annotated, Any, Literal
+
+import redis.asyncio as aioredis
+import structlog
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_bolt.request.internals import parse_body
+from slack_bolt.response import BoltResponse
+from slack_sdk.signature import SignatureVerifier
+
+from bot.budget import VerificationBudget, client_address
+from bot.once import Answer, Once
+
+log = structlog.get_logger("edge")
+TIMESTAMP = re.compile(r"[0-9]{1,12}")
+MAX_DEPTH = 64  # Slack's own payloads nest about ten deep
+Id = Annotated[str, StringConstraints(min_length=1, max_length=255)]
+# `R…:<step>`: a request id and a step index of at most three digits (no 5,000-digit ints)
+REQUEST_STEP = re.compile(r"[A-Za-z0-9_-]{1,64}:[0-9]{1,3}")
+STEP_ACTIONS = frozenset({"request_approve", "request_reject"})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class Team(_Model):
+    id: str = ""
+
+
+class User(_Model):
+    id: Id
+
+
+class DirectMessage(_Model):
+    """A message event our DM listener acts on (in an IM, from a person, not an edit)."""
+
+    channel: Id
+    user: Id
+    ts: Id
+    text: str = ""
+    thread_ts: Id | None = None
+
+
+class HomeOpened(_Model):
+    user: Id
+    tab: str | None = None
+
+
+class EventCallback(_Model):
+    type: Literal["event_callback"]
+    event: dict[str, Any]
+    event_id: str | None = None
+    team_id: str = ""
+
+
+class SlashCommand(_Model):
+    command: Id
+    user_id: Id
+    trigger_id: Id
+    team_id: str = ""
+    text: str = ""
+
+
+class Action(_Model):
+    action_id: Id
+    value: str | None = None
+
+
+class BlockActions(_Model):
+    type: Literal["block_actions"]
+    user: User
+    team: Team | None = Field(default_factory=Team)
+    actions: list[Action] = Field(min_length=1)
+    trigger_id: str | None = None
+
+
+class ViewState(_Model):
+    values: dict[str, dict[str, dict[str, Any]]] = Field(default_factory=dict)
+
+
+class View(_Model):
+    id: Id
+    callback_id: str = ""
+    hash: str = ""
+    private_metadata: str = ""
+    state: ViewState = Field(default_factory=ViewState)
+
+
+class ViewSubmission(_Model):
+    type: Literal["view_submission"]
+    user: User
+    team: Team | None = Field(default_factory=Team)
+    view: View
+
+
+class RejectMetadata(BaseModel):
+    """The reject modal's private_metadata."""
+
+    request_id: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    step: int = Field(ge=0, le=999)
+
+
+class Refused(Exception):
+    """A request the edge answers itself: `status` 400/401 (not Slack's or malformed) or 200 (ignored)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        self.status = status
+        self.reason = reason
+        super().__init__(reason)
+
+
+def depth(value: Any) -> int:
+    """How deeply lists and objects nest in a parsed JSON value (iteratively: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            if deepest > MAX_DEPTH:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _reason(e: ValidationError) -> str:
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "body"
+    return f"{where}: {err['type']}"
+
+
+def _iso_date(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        date.fromisoformat(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def check_shape(body: dict[str, Any]) -> str | None:
+    """Validate a parsed body against what its listener reads; returns its idempotency key (or None).
+
+    Raises:
+        Refused: (200) a signed request of a shape no listener can act on safely.
+        ValidationError: the same, found by a model.
+    """
+    kind = body.get("type")
+    if kind == "event_callback":
+        envelope = EventCallback.model_validate(body)
+        event = envelope.event
+        if event.get("type") == "message" and not (event.get("bot_id") or event.get("subtype")):
+            if event.get("channel_type") == "im":
+                DirectMessage.model_validate(event)
+        elif event.get("type") == "app_home_opened":
+            HomeOpened.model_validate(event)
+        return None
+    if "command" in body:
+        command = SlashCommand.model_validate(body)
+        return f"command:{command.trigger_id}"
+    if kind == "block_actions":
+        click = BlockActions.model_validate(body)
+        first = click.actions[0]
+        if first.action_id in STEP_ACTIONS and not REQUEST_STEP.fullmatch(first.value or ""):
+            raise Refused(200, f"{first.action_id} value is not <request>:<step>")
+        return None
+    if kind == "view_submission":
+        submission = ViewSubmission.model_validate(body)
+        view = submission.view
+        if view.callback_id == "reject_reason":
+            RejectMetadata.model_validate_json(view.private_metadata or "{}")
+        if view.callback_id == "delegation_form":
+            for block in ("start", "end"):
+                picked = view.state.values.get(block, {}).get(block, {}).get("selected_date")
+                if not _iso_date(picked):
+                    raise Refused(200, f"view.state.values.{block}: not a date")
+        state = json.dumps(view.state.values, sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(state.encode()).hexdigest()[:32]
+        return f"view:{view.id}:{view.hash}:{digest}"
+    return None
+
+
+class SlackEdge:
+    """What stands between the internet and Bolt."""
+
+    def __init__(
+        self,
+        signing_secret: str,
+        redis: aioredis.Redis,
+        budget: VerificationBudget | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.verifier = SignatureVerifier(signing_secret, clock=_Clock(clock))
+        self.budget = budget if budget is not None else VerificationBudget()
+        self.once = Once(redis, "slack")
+
+    def verify(self, text: str, headers: Any) -> None:
+        """Check the signature headers before anything else reads the body.
+
+        Raises:
+            Refused: 400 unsigned or malformed headers, 401 a wrong or stale signature.
+        """
+        ts = headers.get("X-Slack-Request-Timestamp")
+        sig = headers.get("X-Slack-Signature")
+        if not ts or not sig:
+            raise Refused(400, "unsigned")
+        if not TIMESTAMP.fullmatch(ts):
+            raise Refused(400, "the timestamp is not a number")
+        try:
+            valid = self.verifier.is_valid(text, ts, sig)
+        except (UnicodeEncodeError, ValueError):
+            valid = False
+        if not valid:
+            raise Refused(401, "the signature does not match or is stale")
+
+    @staticmethod
+    def parse(text: str, content_type: str | None) -> dict[str, Any]:
+        """The body as Bolt will read it.
+
+        Raises:
+            Refused: (400) not JSON, a `payload=` that is not JSON, or not an object.
+        """
+        try:
+            body = parse_body(text, content_type)
+        except (ValueError, RecursionError):
+            raise Refused(400, "the body is not JSON (or its payload is not)") from None
+        if not isinstance(body, dict):
+            raise Refused(400, "the body is not a JSON object")
+        if depth(body) > MAX_DEPTH:
+            raise Refused(400, f"the body nests deeper than {MAX_DEPTH}")
+        return body
+
+    async def handle(
+        self, request: web.Request, dispatch: Callable[[web.Request], Awaitable[BoltResponse]]
+    ) -> web.Response:
+        """Verify, parse and validate; then dispatch to Bolt (once per write request)."""
+        client = client_address(request.remote)
+        if self.budget.client_blocked(client):
+            return _answer(429, "too many failed attempts")
+        raw = await request.read()
+        try:
+            text = raw.decode(request.charset or "utf-8")
+        except (UnicodeDecodeError, LookupError):
+            text = None
+        try:
+            if text is None:
+                self.verify("", request.headers)  # unsigned requests stay 400, forged ones 401
+                raise Refused(400, "the body is not text in its charset")
+            try:
+                self.verify(text, request.headers)
+            except Refused:
+                self.budget.failed(client)
+                raise
+            body = self.parse(text, request.content_type)
+            try:
+                key = check_shape(body)
+            except ValidationError as e:
+                raise Refused(200, _reason(e)) from None
+        except Refused as e:
+            log.info("slack_request_refused", status=e.status, reason=e.reason, client=client)
+            return _answer(e.status, "" if e.status == 200 else e.reason)
+        if key is None:
+            return await to_aiohttp_response(await dispatch(request))
+        answer = await self.once.run(key, lambda: _kept(dispatch(request)))
+        return web.Response(
+            status=answer.status, body=answer.body.encode(), content_type=answer.content_type
+        )
+
+
+async def _kept(response: Awaitable[BoltResponse]) -> Answer:
+    r = await response
+    kind = (r.headers.get("content-type") or ["text/plain"])[0].split(";")[0].strip()
+    return Answer(r.status, kind or "text/plain", r.body or "")
+
+
+def _answer(status: int, text: str) -> web.Response:
+    return web.Response(status=status, text=text)
+
+
+class _Clock:
+    """slack_sdk's verifier asks a clock object for `now()`."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+
+    def now(self) -> float:
+        return self._clock()
