@@ -1,13 +1,21 @@
 """Shared fixtures: the demo organisation under a fresh org id, a fixed clock, fakeredis and real Redis.
 
-Storage tests run twice: on fakeredis, and on the real Redis at REDIS_URL. With
-REQUIRE_REDIS=1 (CI) an unreachable Redis fails those tests instead of skipping them.
+Storage tests run twice: on fakeredis, and on a real Redis: the one at REDIS_URL, or, without
+REDIS_URL, a `redis-server` from the PATH that the test session starts itself (a free port, a
+temporary folder, no persistence) and stops at the end. With neither they are skipped; with
+REQUIRE_REDIS=1 (CI) an unreachable Redis fails them instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 
@@ -28,11 +36,69 @@ REDIS_URL = os.environ.get("REDIS_URL") or ("redis://127.0.0.1:6379/0" if REQUIR
 NOW = datetime(2026, 12, 2, 9, 0)
 
 
+class _OwnRedis:
+    """The session's own redis-server, started on first use when REDIS_URL is not set."""
+
+    proc: subprocess.Popen[bytes] | None = None
+    folder: str | None = None
+    url: str | None = None
+    failed: str | None = None
+
+    @classmethod
+    def get(cls) -> str | None:
+        if cls.url is not None or cls.failed is not None:
+            return cls.url
+        exe = shutil.which("redis-server")
+        if exe is None:
+            cls.failed = "no REDIS_URL and no redis-server on the PATH"
+            return None
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        cls.folder = tempfile.mkdtemp(prefix="approvals-test-redis-")
+        args = [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", cls.folder,
+                "--save", "", "--appendonly", "no", "--daemonize", "no"]  # fmt: skip
+        cls.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        atexit.register(cls.stop)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and cls.proc.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        cls.url = f"redis://127.0.0.1:{port}/0"
+                        return cls.url
+            except OSError:
+                time.sleep(0.05)
+        cls.failed = f"the test session's own redis-server did not start on port {port}"
+        cls.stop()
+        return None
+
+    @classmethod
+    def stop(cls) -> None:
+        if cls.proc is not None and cls.proc.poll() is None:
+            cls.proc.terminate()
+            try:
+                cls.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                cls.proc.kill()
+        cls.proc = None
+        if cls.folder is not None:
+            shutil.rmtree(cls.folder, ignore_errors=True)
+            cls.folder = None
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _OwnRedis.stop()
+
+
 def real_redis_url() -> str:
-    """The real Redis to test against, or skip (fail under REQUIRE_REDIS=1) when there is none."""
-    if REDIS_URL is None:
-        pytest.skip("no REDIS_URL: real-Redis tests skipped (set REDIS_URL or REQUIRE_REDIS=1)")
-    return REDIS_URL
+    """The real Redis to test against: REDIS_URL, else our own redis-server, else skip (fail
+    under REQUIRE_REDIS=1)."""
+    url = REDIS_URL or _OwnRedis.get()
+    if url is None:
+        pytest.skip(f"{_OwnRedis.failed}: real-Redis tests skipped (set REDIS_URL)")
+    return url
 
 
 async def open_real_redis() -> aioredis.Redis:

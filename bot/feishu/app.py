@@ -162,7 +162,6 @@ class FeishuBot:
         self.max_skew_s = max_skew_s
         self.action_budget_s = action_budget_s
         self.budget = budget if budget is not None else VerificationBudget()
-        self.once = Once(runtime.redis, "feishu")
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
         self.cards = FeishuCards(self.engine, client)
@@ -175,6 +174,11 @@ class FeishuBot:
     def core(self) -> Interactions:
         """The conversation core every click goes through."""
         return Interactions(self.engine, self.runtime.memory, self.lifecycle)
+
+    @cached_property
+    def once(self) -> Once:
+        """Card callbacks answered once per callback id."""
+        return Once(self.runtime.redis, "feishu")
 
     # --- the HTTP edge ---------------------------------------------------------------------
 

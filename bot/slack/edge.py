@@ -3,8 +3,8 @@
 Nothing reaches Bolt that could crash it or our listeners:
 
 - the signature headers are checked first (a non-numeric timestamp used to crash Bolt's own
-  verification middleware with a traceback per request): unsigned or malformed → 400, a wrong
-  or stale signature → 401, and each failure counts against the verification budget;
+  verification middleware with a traceback per request): malformed headers → 400, unsigned or
+  a wrong or stale signature → 401, and each failure counts against the verification budget;
 - the body is parsed exactly as Bolt parses it and then validated against the shape the
   listener for its kind relies on (a DM message has a user, a ts, a channel and text; a
   command has a user_id and a trigger_id; a click has a user and an action whose value
@@ -225,14 +225,14 @@ class SlackEdge:
         """Check the signature headers before anything else reads the body.
 
         Raises:
-            Refused: 400 unsigned or malformed headers, 401 a wrong or stale signature.
+            Refused: 400 malformed headers; 401 unsigned, or a wrong or stale signature.
         """
         ts = headers.get("X-Slack-Request-Timestamp")
         sig = headers.get("X-Slack-Signature")
-        if not ts or not sig:
-            raise Refused(400, "unsigned")
-        if not TIMESTAMP.fullmatch(ts):
+        if ts and not TIMESTAMP.fullmatch(ts):
             raise Refused(400, "the timestamp is not a number")
+        if not ts or not sig:
+            raise Refused(401, "unsigned")
         try:
             valid = self.verifier.is_valid(text, ts, sig)
         except (UnicodeEncodeError, ValueError):
@@ -271,7 +271,7 @@ class SlackEdge:
             text = None
         try:
             if text is None:
-                self.verify("", request.headers)  # unsigned requests stay 400, forged ones 401
+                self.verify("", request.headers)  # unsigned or forged stays 401
                 raise Refused(400, "the body is not text in its charset")
             try:
                 self.verify(text, request.headers)

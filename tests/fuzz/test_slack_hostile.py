@@ -112,7 +112,7 @@ HOSTILE: list[tuple[str, str, str, Any, set[int]]] = [
     ("timestamp-not-a-number", _dm(), JSON, {"X-Slack-Request-Timestamp": "abc"}, {400}),
     ("timestamp-fullwidth", _dm(), JSON, {"X-Slack-Request-Timestamp": "１７９６"}, {400}),
     ("timestamp-huge", _dm(), JSON, {"X-Slack-Request-Timestamp": "9" * 400}, {400}),
-    ("no-signature", _dm(), JSON, {}, {400}),
+    ("no-signature", _dm(), JSON, {}, {401}),
     (
         "forged",
         _dm(),
