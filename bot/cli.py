@@ -145,7 +145,13 @@ def _eval(settings: Settings, args: argparse.Namespace) -> int:
     from bot.eval import run_eval
 
     return asyncio.run(
-        run_eval(settings, only=args.only, json_out=args.json, concurrency=args.concurrency)
+        run_eval(
+            settings,
+            only=args.only,
+            suite=args.suite,
+            json_out=args.json,
+            concurrency=args.concurrency,
+        )
     )
 
 
@@ -182,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--only", metavar="NAME_SUBSTRING", help="run only scenarios whose name contains this"
+    )
+    ev.add_argument(
+        "--suite",
+        choices=["all", "core", "tuned", "held-out"],
+        default="all",
+        help="core scenarios, or issue 14's tuned or held-out phrasings (default: all, scored apart)",
     )
     ev.add_argument(
         "--json", action="store_true", help="one JSON object per scenario, then a totals line"

@@ -21,6 +21,46 @@ from bot.settings import Settings
 BY_NAME = {s.name: s for s in SCENARIOS}
 
 
+def test_the_phrasing_sets_are_fresh_bilingual_and_a_third_conversations():
+    """Issue 14's sets: 150+ phrasings, half Chinese, a third multi-turn, 50 held out, none reused.
+
+    Only the sets' shape is read here; the held-out set is scored by `approvals-bot eval`, never
+    by a test the planner is tuned against.
+    """
+    from bot.eval.heldout import HELD_OUT
+    from bot.eval.phrasings import TUNED
+
+    phrasings = TUNED + HELD_OUT
+    assert len(phrasings) >= 150 and len(HELD_OUT) >= 50
+    assert sum(s.lang == "zh" for s in phrasings) >= 0.49 * len(phrasings)
+    assert sum(len(s.turns) > 1 for s in phrasings) >= len(phrasings) / 3
+    assert sum(len(s.turns) > 1 for s in HELD_OUT) >= len(HELD_OUT) / 3
+    names = [s.name for s in SCENARIOS + phrasings]
+    assert len(names) == len(set(names))
+    assert {s.suite for s in TUNED} == {"tuned"} and {s.suite for s in HELD_OUT} == {"held-out"}
+    assert {s.suite for s in SCENARIOS} == {"core"}
+    core_texts = {t.say.strip().lower() for s in SCENARIOS for t in s.turns}
+    said = [t.say.strip().lower() for s in phrasings for t in s.turns]
+    assert not core_texts & set(said)
+    first_lines = [s.turns[0].say.strip().lower() for s in phrasings]
+    assert len(first_lines) == len(set(first_lines))
+    for s in phrasings:
+        assert s.about and s.turns, s.name
+
+
+async def test_the_report_scores_each_suite_apart():
+    """The totals carry core, tuned and held-out scores separately, each phrasing set with its target."""
+    out = io.StringIO()
+    await run_eval(offline_settings(), only="fix-weekday", json_out=True, out=out)
+    *rows, last = (json.loads(line) for line in out.getvalue().splitlines())
+    assert [r["suite"] for r in rows] == ["tuned"]
+    suites = last["totals"]["suites"]
+    assert set(suites) == {"tuned"} and suites["tuned"]["target"] == 0.95
+    out = io.StringIO()
+    await run_eval(offline_settings(), only="md8", suite="core", out=out)
+    assert "core     2/2 (100.0%)" in out.getvalue()
+
+
 def offline_settings() -> Settings:
     """No LLM configured: the offline planner, whatever the environment says."""
     return Settings(_env_file=None, llm_base_url=None, llm_model=None)
@@ -140,7 +180,7 @@ async def test_the_table_shows_each_scenario_and_the_totals():
     code = await run_eval(offline_settings(), only="md2-sick", out=out)
     text = out.getvalue()
     assert code == 0
-    assert re.search(r"md2-sick-tomorrow-10-days-zh\s+zh\s+pass\s+2\s+0\s+0\s+[\d.]+", text)
+    assert re.search(r"md2-sick-tomorrow-10-days-zh\s+core\s+zh\s+pass\s+2\s+0\s+0\s+[\d.]+", text)
     assert "passed 2/2 (100.0%), 0 failed" in text
 
 

@@ -385,6 +385,104 @@ class NoLeak(Check):
         return f"never shows {self.text!r}"
 
 
+@dataclass(frozen=True)
+class ProposesEach(Check):
+    """The turn left exactly these proposals awaiting their clicks, in this order ("two single days")."""
+
+    expected: tuple[Mapping[str, Any], ...]
+
+    async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
+        turn = _need_turn(turn, "ProposesEach")
+        open_ = [p for p in turn.proposals if await run.is_open(p.pending_id)]
+        if len(open_) != len(self.expected):
+            shown = ", ".join(_short(_proposal_view(p, run)) for p in open_) or "none"
+            return [f"expected {len(self.expected)} proposals, got {len(open_)}: {shown}"]
+        out = []
+        for n, (p, want) in enumerate(zip(open_, self.expected, strict=True), 1):
+            out += [f"proposal {n} {w}" for w in mismatches(_proposal_view(p, run), want)]
+        return out
+
+    def describe(self) -> str:
+        return "proposals " + ", ".join(_short(e) for e in self.expected)
+
+
+@dataclass(frozen=True)
+class EarlierDraftsClosed(Check):
+    """No card of an earlier turn still awaits a click: a corrected draft superseded the old one."""
+
+    async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
+        turn = _need_turn(turn, "EarlierDraftsClosed")
+        earlier = [t for t in run.turns if t is not turn]
+        still = [p for t in earlier for p in t.proposals if await run.is_open(p.pending_id)]
+        shown = ", ".join(_short(_proposal_view(p, run)) for p in still)
+        return [f"earlier card still open: {shown}"] if still else []
+
+    def describe(self) -> str:
+        return "earlier drafts superseded"
+
+
+# The small-talk line ("Sounds good — enjoy!") reads as agreement: it must never answer work.
+CONSENT_LINES = ("sounds good", "enjoy!", "听起来不错", "祝你愉快")
+
+
+@dataclass(frozen=True)
+class NoConsent(Check):
+    """The reply does not read as agreement: none of the small-talk lines answers this message.
+
+    The one check on wording, and only on these few phrases: answering "Register me as HR"
+    or a request for leave with "Sounds good — enjoy!" is the failure being guarded.
+    """
+
+    async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
+        turn = _need_turn(turn, "NoConsent")
+        reply = (turn.final.text if turn.final else "").lower()
+        said = [line for line in CONSENT_LINES if line in reply]
+        return [f"the reply reads as agreement ({said[0]!r})"] if said else []
+
+    def describe(self) -> str:
+        return "no small-talk consent"
+
+
+def reply_language(text: str) -> str:
+    """zh when Chinese characters carry the reply, else en (names and ids aside)."""
+    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    return "zh" if cjk and cjk * 3 >= latin else "en"
+
+
+@dataclass(frozen=True)
+class RepliesIn(Check):
+    """The turn's final reply is in this language."""
+
+    lang: str
+
+    async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
+        turn = _need_turn(turn, "RepliesIn")
+        reply = turn.final.text if turn.final else ""
+        got = reply_language(reply)
+        return [] if got == self.lang else [f"replied in {got}, want {self.lang}: {reply[:80]!r}"]
+
+    def describe(self) -> str:
+        return f"replies in {self.lang}"
+
+
+@dataclass(frozen=True)
+class Names(Check):
+    """The reply names one of these (who can do it instead, the types that exist)."""
+
+    options: tuple[str, ...]
+
+    async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
+        turn = _need_turn(turn, "Names")
+        reply = (turn.final.text if turn.final else "").lower()
+        if any(o.lower() in reply for o in self.options):
+            return []
+        return [f"the reply names none of {', '.join(self.options)}: {reply[:80]!r}"]
+
+    def describe(self) -> str:
+        return "names " + " or ".join(self.options)
+
+
 # --- shorthands the scenarios use ------------------------------------------------------------------
 
 
@@ -439,3 +537,27 @@ def flatten(*items: Check | Sequence[Check]) -> tuple[Check, ...]:
         else:
             out.extend(item)
     return tuple(out)
+
+
+def proposes_each(*expected: Mapping[str, Any]) -> Check:
+    return ProposesEach(tuple(expected))
+
+
+def names(*options: str) -> Check:
+    return Names(options)
+
+
+def declined(lang: str) -> tuple[Check, ...]:
+    """Said plainly that it cannot, in the person's language: no card, no change, no consent."""
+    return (NoProposal(), EndedNormally(), NoStateChange(), NoConsent(), RepliesIn(lang))
+
+
+def corrected(**expected: Any) -> tuple[Check, ...]:
+    """A correction: one new draft with these fields, the earlier card superseded."""
+    return (Proposes(expected), EarlierDraftsClosed())
+
+
+def answered(lang: str, *tools: str) -> tuple[Check, ...]:
+    """A question answered (from one of `tools` when given): no card, no change, no consent."""
+    base: tuple[Check, ...] = (NoProposal(), EndedNormally(), NoStateChange(), NoConsent())
+    return base + ((Called(tools),) if tools else ()) + (RepliesIn(lang),)

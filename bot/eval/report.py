@@ -6,6 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from bot.eval.spec import PHRASING_SUITES
+
 if TYPE_CHECKING:
     from bot.eval.runner import ScenarioResult
     from bot.eval.spec import Scenario
@@ -17,6 +19,7 @@ def scenario_json(r: ScenarioResult) -> dict[str, Any]:
     s = r.scenario
     return {
         "scenario": s.name,
+        "suite": s.suite,
         "lang": s.lang,
         "person": s.person,
         "source": s.source or None,
@@ -38,14 +41,43 @@ def scenario_json(r: ScenarioResult) -> dict[str, Any]:
     }
 
 
+def suite_scores(results: Sequence[ScenarioResult]) -> dict[str, dict[str, Any]]:
+    """Passed / run and the rate for each suite present; the phrasing sets with their targets."""
+    scores: dict[str, dict[str, Any]] = {}
+    for name in ("core", *PHRASING_SUITES):
+        mine = [r for r in results if r.scenario.suite == name]
+        if not mine:
+            continue
+        passed = sum(r.passed for r in mine)
+        score: dict[str, Any] = {
+            "scenarios": len(mine),
+            "passed": passed,
+            "pass_rate": round(passed / len(mine), 4),
+        }
+        if name in PHRASING_SUITES:
+            score["target"] = PHRASING_SUITES[name]
+            score["met"] = score["pass_rate"] >= PHRASING_SUITES[name]
+        else:
+            score["failed"] = sum(1 for r in mine if not r.passed and not r.excused)
+        scores[name] = score
+    return scores
+
+
 def totals(model: str, results: Sequence[ScenarioResult]) -> dict[str, Any]:
-    """Pass rate, mean model calls and tokens per scenario, time, and the exit code."""
+    """Pass rate, per-suite scores, mean model calls and tokens per scenario, time, and the exit code.
+
+    The exit code is 0 when every counted core scenario passes and each phrasing set present
+    (tuned, held-out) reaches its target rate.
+    """
     n = len(results) or 1
     passed = sum(r.passed for r in results)
     failed_counted = sum(1 for r in results if not r.passed and not r.excused)
     prompt = sum(r.prompt_tokens for r in results)
     completion = sum(r.completion_tokens for r in results)
     calls = sum(r.model_calls for r in results)
+    suites = suite_scores(results)
+    core_ok = suites.get("core", {}).get("failed", 0) == 0
+    targets_met = all(v.get("met", True) for v in suites.values())
     return {
         "model": model,
         "scenarios": len(results),
@@ -55,6 +87,7 @@ def totals(model: str, results: Sequence[ScenarioResult]) -> dict[str, Any]:
         "failed": failed_counted,
         "expected_to_fail_offline": sum(r.outcome == "xfail" for r in results),
         "pass_rate": round(passed / n, 4),
+        "suites": suites,
         "model_calls": calls,
         "mean_model_calls": round(calls / n, 2),
         "prompt_tokens": prompt,
@@ -63,7 +96,7 @@ def totals(model: str, results: Sequence[ScenarioResult]) -> dict[str, Any]:
         "mean_completion_tokens": round(completion / n, 1),
         "time_s": round(sum(r.turn_seconds for r in results), 3),
         "wall_s": round(sum(r.seconds for r in results), 3),
-        "exit_code": 0 if failed_counted == 0 else 1,
+        "exit_code": 0 if core_ok and targets_met else 1,
     }
 
 
@@ -88,9 +121,14 @@ class Report:
             return
         en = sum(s.lang == "en" for s in self.scenarios)
         zh = len(self.scenarios) - en
+        by_suite = ", ".join(
+            f"{sum(s.suite == name for s in self.scenarios)} {name}"
+            for name in ("core", *PHRASING_SUITES)
+            if any(s.suite == name for s in self.scenarios)
+        )
         self._say(
-            f"Agent evaluation: {len(self.scenarios)} scenarios ({en} English, {zh} Chinese), "
-            f"model {self.model}"
+            f"Agent evaluation: {len(self.scenarios)} scenarios ({en} English, {zh} Chinese; "
+            f"{by_suite}), model {self.model}"
         )
         self._say(
             "Each runs on a fresh in-process engine with the demo organisation; checks read the "
@@ -98,9 +136,9 @@ class Report:
         )
         w = self.width
         self._say(
-            f"{'#':>3}  {'scenario':<{w}}  lang  result  calls  prompt tok  compl. tok  time ms"
+            f"{'#':>3}  {'scenario':<{w}}  suite     lang  result  calls  prompt tok  compl. tok  time ms"
         )
-        self._say("-" * (w + 57))
+        self._say("-" * (w + 67))
 
     def add(self, r: ScenarioResult) -> None:
         self.count += 1
@@ -109,7 +147,7 @@ class Report:
             return
         w = self.width
         self._say(
-            f"{self.count:>3}  {r.scenario.name:<{w}}  {r.scenario.lang:<4}  "
+            f"{self.count:>3}  {r.scenario.name:<{w}}  {r.scenario.suite:<8}  {r.scenario.lang:<4}  "
             f"{_MARK[r.outcome]:<6}  {r.model_calls:>5}  {r.prompt_tokens:>10}  "
             f"{r.completion_tokens:>10}  {r.turn_seconds * 1000:>7.1f}"
         )
@@ -124,7 +162,7 @@ class Report:
             self._say(json.dumps({"totals": total}, ensure_ascii=False))
             return total["exit_code"]
         w = self.width
-        self._say("-" * (w + 57))
+        self._say("-" * (w + 67))
         excused = (
             f", {total['expected_to_fail_offline']} expected to fail offline (not counted)"
             if total["expected_to_fail_offline"]
@@ -134,6 +172,15 @@ class Report:
             f"passed {total['passed']}/{total['scenarios']} ({total['pass_rate']:.1%}), "
             f"{total['failed']} failed{excused}"
         )
+        for name, score in total["suites"].items():
+            target = (
+                f" (target {score['target']:.0%}: {'met' if score['met'] else 'NOT met'})"
+                if "target" in score
+                else ""
+            )
+            self._say(
+                f"  {name:<8} {score['passed']}/{score['scenarios']} ({score['pass_rate']:.1%}){target}"
+            )
         self._say(
             f"model calls: {total['model_calls']} ({total['mean_model_calls']:g} per scenario); "
             f"tokens: {total['prompt_tokens']} prompt + {total['completion_tokens']} completion "

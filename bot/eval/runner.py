@@ -17,6 +17,8 @@ from agent.memory import ThreadMemory
 from agent.model import ChatModel
 from agent.tools.describe import what, where_it_is
 from bot.eval.checks import Check
+from bot.eval.heldout import HELD_OUT
+from bot.eval.phrasings import TUNED
 from bot.eval.record import ClickRecord, ScenarioRun, TurnRecord, state_snapshot
 from bot.eval.report import Report
 from bot.eval.scenarios import SCENARIOS
@@ -31,6 +33,10 @@ if TYPE_CHECKING:
     from bot.settings import Settings
 
 OFFLINE_MODEL = "offline-planner"
+
+# Everything `approvals-bot eval` runs: the core suite, then issue 14's tuned and held-out phrasings.
+ALL_SCENARIOS = SCENARIOS + TUNED + HELD_OUT
+SUITES = {"core": SCENARIOS, "tuned": TUNED, "held-out": HELD_OUT}
 
 
 @dataclass
@@ -208,12 +214,15 @@ async def _click(turn: Turn, run: ScenarioRun, record: TurnRecord) -> list[str]:
     return []
 
 
-def select(scenarios: Sequence[Scenario], only: str | None) -> list[Scenario]:
-    """The scenarios whose name contains `only` (case-insensitive), or all of them."""
+def select(
+    scenarios: Sequence[Scenario], only: str | None, suite: str | None = None
+) -> list[Scenario]:
+    """The scenarios of `suite` (all suites when None) whose name contains `only` (case-insensitive)."""
+    chosen = [s for s in scenarios if suite in (None, "all") or s.suite == suite]
     if not only:
-        return list(scenarios)
+        return chosen
     needle = only.lower()
-    return [s for s in scenarios if needle in s.name.lower()]
+    return [s for s in chosen if needle in s.name.lower()]
 
 
 async def run_suite(
@@ -253,6 +262,7 @@ async def run_eval(
     runtime_or_settings: Runtime | Settings,
     *,
     only: str | None = None,
+    suite: str | None = None,
     json_out: bool = False,
     concurrency: int = 1,
     out: IO[str] | None = None,
@@ -260,7 +270,8 @@ async def run_eval(
     """`approvals-bot eval`: the suite against the configured model; 0 when every counted scenario passes.
 
     The model is the configured LLM (LLM_* settings), or the offline planner when none is set.
-    The LLM runs without the planner as fallback, so its failures are its own.
+    The LLM runs without the planner as fallback, so its failures are its own. `suite` picks
+    core, tuned or held-out (default: all three, each scored on its own).
     """
     from bot.runtime import Runtime, build_model
 
@@ -270,9 +281,12 @@ async def run_eval(
     else:
         model, _ = build_model(runtime_or_settings)
         owned = True
-    chosen = select(SCENARIOS, only)
+    chosen = select(ALL_SCENARIOS, only, suite)
     if not chosen:
-        print(f"approvals-bot eval: no scenario name contains {only!r}", file=sys.stderr)
+        print(
+            f"approvals-bot eval: no scenario of suite {suite or 'all'} contains {only!r}",
+            file=sys.stderr,
+        )
         return 2
     report = Report(model.name, chosen, out, json_out=json_out)
     report.start()
