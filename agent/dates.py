@@ -96,6 +96,9 @@ class DateRange:
     start_half: bool = False
     end_half: bool = False
     span: tuple[int, int] = (0, 0)
+    # The days were listed ("tomorrow and Tuesday", "明天和下周二"), not joined as from-to:
+    # `days` holds each one, and whether the days between are meant is the reader's question.
+    days: tuple[date, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,12 +177,14 @@ def find_range(text: str, today: date) -> DateRange | None:
     if not mentions:
         return None
     chain = [mentions[0]]
+    listed = True
     for mention in mentions[1:]:
         gap = text[chain[-1].span[1] : mention.span[0]]
         # "周四周五", "明天 后天": Chinese runs dates together without a word between them.
         adjacent = not gap.strip() and _CJK.search(chain[-1].text) and _CJK.search(mention.text)
         if not (_CONNECTOR.fullmatch(gap) or adjacent):
             break
+        listed = listed and not _RANGE_WORD.search(gap)
         chain.append(mention)
     first, last = chain[0], chain[-1]
     start = first.day
@@ -198,12 +203,16 @@ def find_range(text: str, today: date) -> DateRange | None:
                     floating=True,
                 )
         end = last.last or last.day
+    days: tuple[date, ...] = ()
+    if len(chain) > 1 and listed and all(m.last is None for m in chain):
+        days = tuple(sorted({m.day for m in chain[:-1]} | {last.day}))
     return DateRange(
         start=start,
         end=end,
         start_half=first.half == "pm",
         end_half=last.half == "am",
         span=(first.span[0], last.span[1]),
+        days=days,
     )
 
 
@@ -298,6 +307,9 @@ def _scan(text: str, today: date) -> list[_Found | _Invalid]:
             if suffix:
                 half = _HALVES.get(suffix.group("half").lower().replace(".", ""))
                 end = suffix.end()
+            elif prefix := _HALF_PREFIX.search(norm, 0, start):
+                half = _HALVES[prefix.group("half").lower()]
+                start = prefix.start()
             item: _Found | _Invalid
             try:
                 value = build(match, today)
@@ -367,9 +379,17 @@ _HALVES: dict[str, Half | None] = {
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _CONNECTOR = re.compile(
-    r"\s*(?:开始|起)?\s*,?\s*(?:(?:up\s+)?to|until|till|til|through|thru|and|&|-|–|—|~|"
-    r"一直到|直到|到|至|和|跟|与|及|、|,)\s*(?:the\s+|on\s+|下午|上午)?\s*",
+    r"\s*(?:开始|起)?\s*,?\s*(?:(?:up\s+)?to|until|till|til|through|thru|and|or|n(?=\s)|&|-|–|—|~|"
+    r"一直到|直到|到|至|和|跟|与|及|或者|或|还有|、|,)\s*(?:the\s+|on\s+|下午|上午)?\s*",
     re.IGNORECASE,
+)
+# Connectors that make a from-to range rather than a list of days.
+_RANGE_WORD = re.compile(
+    r"\b(?:to|until|till|til|through|thru)\b|[-–—~]|一直到|直到|到|至", re.IGNORECASE
+)
+# "the morning of the 10th": a half day written before its date.
+_HALF_PREFIX = re.compile(
+    r"(?:\b(?:in\s+)?the\s+)?\b(?P<half>morning|afternoon)\s+of\s+$", re.IGNORECASE
 )
 
 

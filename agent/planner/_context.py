@@ -30,6 +30,8 @@ _APPROVER = re.compile(
     r"^\s*(?:Approver|Approves for|Direct reports|Reports)\s*:\s*(?P<value>.*)$",
     re.IGNORECASE | re.MULTILINE,
 )
+_LEAVE_TYPES = re.compile(r"\bleave\s+types?\s*:\s*(?P<types>[a-z_, ]+)", re.IGNORECASE)
+DEFAULT_LEAVE_TYPES = ("annual", "sick", "personal", "unpaid")
 _NO = re.compile(r"^\s*(?:no|none|false|-|—|无|没有)?\s*\.?\s*$", re.IGNORECASE)
 
 
@@ -47,6 +49,7 @@ class Context:
     timezone: str = ""
     locale: str = ""
     is_approver: bool | None = None
+    leave_types: tuple[str, ...] = DEFAULT_LEAVE_TYPES
 
     @property
     def first_name(self) -> str:
@@ -77,6 +80,10 @@ def read_context(messages: Sequence[Message], fallback_today: date) -> Context:
         if found := _LOCALE.search(line):
             locale = found.group("locale").lower()
     is_approver: bool | None = None
+    leave_types = DEFAULT_LEAVE_TYPES
+    if found := _LEAVE_TYPES.search(text):
+        named = tuple(k.strip().lower() for k in found.group("types").split(",") if k.strip())
+        leave_types = named or DEFAULT_LEAVE_TYPES
     if found := _APPROVER.search(text):
         is_approver = not _NO.match(found.group("value"))
     return Context(
@@ -87,6 +94,7 @@ def read_context(messages: Sequence[Message], fallback_today: date) -> Context:
         timezone=timezone,
         locale=locale,
         is_approver=is_approver,
+        leave_types=leave_types,
     )
 
 

@@ -60,6 +60,7 @@ class Turn:
     observations: list[Observation] = field(default_factory=list)
     batches: list[tuple[ToolCall, ...]] = field(default_factory=list)
     final: str | None = None
+    notes: list[str] = field(default_factory=list)  # what happened after: "(Cancelled: …)"
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -105,6 +106,8 @@ def split_turns(messages: Sequence[Message]) -> list[Turn]:
                 turn.batches.append(tuple(message.tool_calls))
                 pending = {call.id: call for call in message.tool_calls}
                 turn.final = None
+            elif turn.final is not None and _NOTE.match(message.content or ""):
+                turn.notes.append(message.content)
             else:
                 turn.final = message.content
         elif message.role == "tool":
@@ -120,6 +123,8 @@ def split_turns(messages: Sequence[Message]) -> list[Turn]:
     return turns
 
 
+# A line the platform adds to the thread after a click: "(Oliver Smith: Cancelled …)".
+_NOTE = re.compile(r"^\s*[(（]")
 _SUMMARY = re.compile(r'"summary"\s*:\s*"((?:[^"\\]|\\.)*)"?')
 _TRUNCATED = re.compile(r"…\s*\[truncated[^\]]*\]?\s*$")
 _MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -246,7 +251,7 @@ def current_task(turns: Sequence[Turn], ctx: Context) -> Task:
     return task
 
 
-_DATE_SLOTS = ("start", "end", "days", "start_half", "end_half")
+_DATE_SLOTS = ("start", "end", "days", "start_half", "end_half", "listed", "split")
 _PICKS_A_REQUEST = frozenset({Intent.APPROVE, Intent.REJECT, Intent.WITHDRAW, Intent.REMIND})
 
 
@@ -280,6 +285,8 @@ def missing(task: Task) -> list[str]:
         gaps = [] if slots.get("leave_type") else ["leave_type"]
         if "start" not in slots:
             gaps.append("dates")
+        elif slots.get("listed") and "split" not in slots:
+            gaps.append("days_or_range")
         return gaps
     if task.intent is Intent.EXPENSE:
         gaps = []

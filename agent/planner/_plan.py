@@ -17,8 +17,15 @@ from agent.planner._conversation import (
     result_ids,
     result_items,
 )
-from agent.planner._reading import TASKS, Intent, looks_like_question
-from agent.planner._replies import SUBMIT_HINT, capabilities, item_line, join_ids, text
+from agent.planner._reading import TASKS, Intent, looks_like_question, looks_like_request
+from agent.planner._replies import (
+    SUBMIT_HINT,
+    capabilities,
+    item_line,
+    join_ids,
+    text,
+    type_list,
+)
 from agent.planner._slots import default_currency
 
 __all__ = ["Call", "Reply", "decide"]
@@ -44,12 +51,22 @@ Step = Call | Reply
 
 def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[str]) -> Step:
     """The next step for the current turn, given what the tools have answered so far."""
+    _observe(task, turn, ctx)
     batch = _last_batch(turn)
     if not batch:
         return _available(_start(task, turn, ctx, lang), tools, lang, task)
     proposals = [o for o in batch if o.is_proposal]
     if proposals:
+        if task.slots.get("split") and task.slots.get("listed") and proposals[-1].ok:
+            following = _one_day_each(task)
+            if isinstance(following, Call) and following.name in tools:
+                return following
+            done = [o for o in turn.observations if o.is_proposal and o.ok]
+            summaries = "\n".join(_summary(o) or text("prepared", lang) for o in done)
+            return Reply(f"{summaries}\n\n{SUBMIT_HINT[lang]}")
         return _after_proposal(proposals[-1], lang)
+    if task.intent is Intent.FOR_OTHER and any(o.call.name == "find_people" for o in batch):
+        return _available(_start(task, turn, ctx, lang), tools, lang, task)
     # A failed call of the planner's own is reported; one left by an LLM that went down is
     # not the planner's to explain when it has a plan of its own to carry on with.
     next_call = _start_call(task, turn, ctx, lang, tools)
@@ -71,6 +88,24 @@ def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[st
         if isinstance(first, Reply):
             return first
     return _after_reads(reads, lang) if reads else Reply(text("cannot_finish", lang))
+
+
+def _observe(task: Task, turn: Turn, ctx: Context) -> None:
+    """What this turn's own calls already did, for the steps that depend on it."""
+    days = tuple(
+        str(o.call.arguments.get("start"))
+        for o in turn.observations
+        if o.call.name == "propose_leave" and o.ok
+    )
+    if days:
+        task.slots["_proposed_days"] = days
+    if task.intent is Intent.FOR_OTHER:
+        for o in turn.observations:
+            if o.call.name == "find_people" and o.ok:
+                people = [
+                    p for p in result_items(o.result) if str(p.get("id") or "") != ctx.user_id
+                ]
+                task.slots["looked_up"] = str(people[0].get("name") or "") if people else ""
 
 
 def _is_mine(observation: Observation) -> bool:
@@ -193,11 +228,15 @@ def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
 def _named(ids: list[str], observation: Observation, task: Task) -> list[str]:
     """The listed requests whose requester the user named ("approve Li Si's request")."""
     said = " ".join(r.text for r in task.readings).lower()
+    words = set(re.findall(r"[a-z]+", said))
     named: list[str] = []
     for item in result_items(observation.result):
         request_id = str(item.get("request_id") or item.get("id") or "").upper()
         requester = str(item.get("requester_name") or item.get("requester") or "").lower()
-        if request_id in ids and requester and requester in said:
+        if request_id not in ids or not requester:
+            continue
+        parts = [p for p in re.findall(r"[a-z]+", requester) if len(p) > 2]
+        if requester in said or any(p in words for p in parts):
             named.append(request_id)
     return named
 
@@ -243,7 +282,11 @@ def _start(task: Task, turn: Turn, ctx: Context, lang: Lang) -> Step:
             return _ask(task, lang, pushback=True)
         if "request_id" in slots:
             return Call("request_details", {"request_id": slots["request_id"]})
-        return Reply(text("off_topic" if looks_like_question(turn.user) else "smalltalk", lang))
+        if looks_like_question(turn.user):
+            return Reply(text("off_topic", lang))
+        if looks_like_request(turn.user):
+            return Reply(text("unclear", lang))  # never the small-talk line: it reads as consent
+        return Reply(text("smalltalk", lang))
     handler = _HANDLERS.get(intent)
     if handler is not None:
         return handler(task, ctx, lang)
@@ -263,6 +306,11 @@ def _ask(task: Task, lang: Lang, *, pushback: bool = False) -> Reply:
     prefix = text("pushback", lang) if pushback and not _new_facts(task) else ""
     first = gaps[0]
     if task.intent is Intent.LEAVE:
+        if first == "leave_type" and task.slots.get("unknown_type"):
+            types = type_list(ctx_types(task), lang)
+            return Reply(text("unknown_type", lang, kind=task.slots["unknown_type"], types=types))
+        if first == "days_or_range":
+            return Reply(_days_or_range(task.slots, lang))
         if gaps == ["leave_type", "dates"]:
             key = "ask_type_and_dates"
         elif first == "dates":
@@ -282,15 +330,33 @@ def _ask(task: Task, lang: Lang, *, pushback: bool = False) -> Reply:
     return Reply(prefix + text(key, lang))
 
 
+def ctx_types(task: Task) -> tuple[str, ...]:
+    return task.slots.get("_types") or ("annual", "sick", "personal", "unpaid")
+
+
+def _days_or_range(slots: dict[str, Any], lang: Lang) -> str:
+    from agent.i18n import fmt_date
+
+    days = slots["listed"]
+    shown = [fmt_date(d, lang) for d in days]
+    listing = "、".join(shown) if lang == "zh" else " and ".join(shown)
+    return text("days_or_range", lang, days=listing, start=shown[0], end=fmt_date(days[-1], lang))
+
+
 def _new_facts(task: Task) -> bool:
     """Whether the newest message added anything to the task."""
     return bool(task.readings and task.readings[-1].slots)
 
 
 def _leave(task: Task, ctx: Context, lang: Lang) -> Step:
+    task.slots["_types"] = ctx.leave_types
+    slots = task.slots
+    if slots.get("already_submitted"):
+        return Reply(text("already_submitted", lang, request_id=slots["already_submitted"]))
     if missing(task):
         return _ask(task, lang, pushback=not _new_facts(task) and len(task.readings) > 1)
-    slots = task.slots
+    if slots.get("split") and slots.get("listed"):
+        return _one_day_each(task)
     arguments: dict[str, Any] = {"leave_type": slots["leave_type"], "start": _iso(slots["start"])}
     if "end" in slots:
         arguments["end"] = _iso(slots["end"])
@@ -305,7 +371,27 @@ def _leave(task: Task, ctx: Context, lang: Lang) -> Step:
         arguments["end_half"] = True
     if slots.get("reason"):
         arguments["reason"] = slots["reason"]
+    if slots.get("replaces"):
+        arguments["replaces"] = slots["replaces"]
     return Call("propose_leave", arguments)
+
+
+def _one_day_each(task: Task) -> Step:
+    """Listed days meant one by one: a draft for each, the next one not yet proposed this turn."""
+    slots = task.slots
+    done = slots.get("_proposed_days", ())
+    for day in slots["listed"]:
+        if day.isoformat() in done:
+            continue
+        arguments: dict[str, Any] = {
+            "leave_type": slots["leave_type"],
+            "start": day.isoformat(),
+            "end": day.isoformat(),
+        }
+        if slots.get("reason"):
+            arguments["reason"] = slots["reason"]
+        return Call("propose_leave", arguments)
+    return Reply("")  # every day proposed: the caller answers with the summaries
 
 
 def _expense(task: Task, ctx: Context, lang: Lang) -> Step:
@@ -410,7 +496,38 @@ def _identity(task: Task, ctx: Context, lang: Lang) -> Step:
     return Reply(text("identity", lang, name=name))
 
 
+def _who_approves(task: Task, ctx: Context, lang: Lang) -> Step:
+    manager = ctx.manager or text("your_manager", lang)
+    return Reply(text("your_manager_is", lang, manager=manager))
+
+
+def _for_other(task: Task, ctx: Context, lang: Lang) -> Step:
+    slots = task.slots
+    who = slots.get("who") or ""
+    if not slots.get("sure"):
+        if slots.get("looked_up") is None:
+            return Call("find_people", {"query": who})
+        if not slots["looked_up"]:  # nobody of that name: the words were a reason, not a person
+            task.intent = Intent.LEAVE
+            task.slots = {k: v for k, v in slots.items() if k not in _OTHER_KEYS}
+            return _leave(task, ctx, lang)
+        who = slots["looked_up"]
+    who = who or text("a_colleague", lang)
+    if slots.get("what") == "withdraw":
+        return Reply(text("withdraw_other", lang, who=who))
+    return Reply(text("for_other", lang, who=who))
+
+
+_OTHER_KEYS = frozenset({"what", "who", "sure", "looked_up"})
+
+
 _HANDLERS = {
+    Intent.WHO_APPROVES: _who_approves,
+    Intent.POLICY: lambda t, c, lang: Reply(
+        text("policy", lang, types=type_list(c.leave_types, lang))
+    ),
+    Intent.ADMIN: lambda t, c, lang: Reply(text("admin", lang)),
+    Intent.FOR_OTHER: _for_other,
     Intent.LEAVE: _leave,
     Intent.EXPENSE: _expense,
     Intent.TRIP: _trip,

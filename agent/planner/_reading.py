@@ -32,10 +32,12 @@ from agent.planner._slots import (
     request_ids,
     rx,
     trip_slots,
+    unknown_type,
     year_of,
 )
+from agent.planner._typos import mend
 
-__all__ = ["Intent", "Reading", "looks_like_question", "read_message"]
+__all__ = ["Intent", "Reading", "looks_like_question", "looks_like_request", "read_message"]
 
 
 class Intent(StrEnum):
@@ -63,6 +65,10 @@ class Intent(StrEnum):
     CANCEL_DRAFT = "cancel_draft"
     CAPABILITIES = "capabilities"
     THANKS = "thanks"
+    WHO_APPROVES = "who_approves"  # "who signs off my leave?", "谁审批我的请假"
+    POLICY = "policy"  # "do I need a doctor's note?", "事假是怎么规定的"
+    ADMIN = "admin"  # roles, managers, permissions, deleting records: HR's or an admin's to do
+    FOR_OTHER = "for_other"  # leave for, or withdrawing, someone else's request
 
 
 # Intents that collect facts over several messages; the others answer in one turn.
@@ -139,6 +145,7 @@ _PENDING_APPROVALS = rx(
 _REJECT = rx(r"\b(?:reject|decline|deny|refuse|turn\s+down)\b|驳回|拒绝|不同意|不批|否决|退回")
 _APPROVE = rx(
     r"\b(?:approve|accept|sign\s+off(?:\s+on)?|okay\s+it|ok\s+it)\b|批准|同意|审批通过|批了它|批一下|批掉|给(?:他|她|它)?通过|^\s*通过\s*$|^\s*批\s*$"
+    r"|(?:的假|的申请|那个|那条|的)\s*(?:给)?批了|批了吧|准了吧"
 )
 _WITHDRAW = rx(
     r"\b(?:withdraw|retract|take\s+back|pull\s+back)\b|\bcancel\s+(?:my|the|this|that|it|R-)"
@@ -159,7 +166,8 @@ _WORKING_DAYS = rx(
 _BALANCE = rx(
     r"\bbalances?\b|\ballowance\b|\bentitlement\b|\bhow\s+many\s+(?:\w+\s+){0,3}(?:days|holidays|leave)\b(?!.*\b(?:off|take|taking)\b)"
     r"|\b(?:days|leave|holidays?|pto|vacation)\s+(?:do\s+i\s+have\s+)?(?:left|remaining)\b|\bremaining\s+(?:leave|days|holiday)"
-    r"|余额|额度|还有几天|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假)"
+    r"|\b(?:have\s+i\s+got|i\s+have|do\s+i\s+have|are|is)\s+(?:\w+\s+){0,2}(?:left|remaining)\b|\bhow\s+much\s+(?:\w+\s+){0,3}(?:left|remaining)\b"
+    r"|余额|额度|还有几天|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假|病假|事假)|还能(?:休|请)(?:几|多少)天"
 )
 _WHO_IS_OUT = rx(
     r"\bwho(?:'s|\s+is|\s+are|\s+will\s+be)?\s+(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
@@ -211,13 +219,197 @@ _THANKS = rx(
 )
 
 
+_STATUS_ASKED = rx(
+    r"^\s*(?:did|has|have)\s+(?!i\b|you\b)\w+(?:\s+\w+)?\s+(?:approve|approved|sign(?:ed)?\s+off|reject|rejected|decline|declined|ok|okay)\b"
+)
+_WHO_APPROVES = rx(
+    r"\bwho\s+(?:approves|signs\s+off|signs|okays|decides|will\s+approve|has\s+to\s+approve|needs\s+to\s+approve|do\s+i\s+ask)\b"
+    r"|\bwho(?:'s|\s+is)\s+my\s+approver\b|\bwho\s+(?:will\s+)?(?:approve|sign)\b"
+    r"|谁(?:来)?(?:审批|批准|批|审核|签字)|找谁(?:批|审批|签)|审批人是谁|(?:要|需要)?(?:谁|哪个人)(?:来)?(?:批|审批)"
+)
+_ADMIN = rx(
+    r"\b(?:register|make|set|add|promote|assign|give)\s+me\s+(?:as\s+|to\s+)?(?:an?\s+|the\s+)?(?:hr|admin|administrator|approver|manager|finance|superuser|boss)\b"
+    r"|\b(?:change|switch|update|set|reassign)\s+(?:my\s+)?(?:manager|approver|role|permissions?|boss|line\s+manager)\b"
+    r"|\b(?:delete|remove|erase|wipe|clear|purge)\b.{0,40}\b(?:requests?|records?|history|data|approvals?|leaves?)\b"
+    r"|\badmin(?:istrator)?\s+(?:rights|access|permissions?|role)\b"
+    r"|(?:删除|删掉|清空|清除|抹掉|删).{0,12}(?:记录|历史|数据)|(?:把|将).{0,12}(?:记录|申请|请假).{0,4}(?:清空|删除|删掉|删了)"
+    r"|(?:角色|权限|身份).{0,3}(?:改|换|设|开)|(?:改|换|设|开|给我开).{0,6}(?:角色|权限|管理员)"
+    r"|把我(?:的)?(?:主管|经理|领导|上级|审批人)(?:改|换)|(?:注册|设置|设)(?:我)?(?:为|成)(?:HR|人事|管理员|审批人)"
+)
+_POLICY_Q = rx(
+    r"\bpolic(?:y|ies)\b|\brules?\b|\bhow\s+does\b.{0,40}\bwork\b|\bdo\s+i\s+need\s+(?:a\s+)?(?:doctor'?s?|medical|sick|fit)\s+note\b"
+    r"|\bhow\s+(?:is|are)\b.{0,30}\b(?:calculated|counted)\b"
+    r"|规定|规则|政策|制度|怎么算|怎么计算|如何计算|怎么扣|要不要.{0,6}(?:证明|材料|病历)|需不需要.{0,6}(?:证明|材料)"
+)
+_COLLEAGUE = r"(?:my\s+)?(?:colleague|coworker|co-worker|teammate|team\s*mate|boss|manager|friend)"
+_FOR_OTHER_EN = (
+    rx(
+        rf"\b(?:leave|day\s+off|days\s+off|time\s+off|holiday|pto|sick\s+day|vacation|annual\s+leave|sick\s+leave)\s+for\s+(?P<coll>{_COLLEAGUE})?\s*(?P<who>[a-z]+(?:\s+san|\s+si|\s+fang|\s+jing)?)?"
+    ),
+    rx(
+        r"\b(?:book|request|submit|put\s+in|file|apply\s+for)\s+(?P<coll>)?(?P<who>[a-z]+)(?:'s)?\s+(?:leave|day\s+off|holiday|pto)\b"
+    ),
+)
+_WITHDRAW_OTHER_EN = rx(
+    rf"\b(?:withdraw|retract|cancel|delete|take\s+back|pull)\s+(?P<who>{_COLLEAGUE}|(?!my\b|our\b|the\b|this\b|that\b|it\b)[a-z]+(?:\s+(?!leave\b|request\b)[a-z]+)?)'s\b"
+)
+_FOR_OTHER_ZH = re.compile(
+    r"(?:帮|替|给|为)(?:我)?(?:的)?(?P<coll>同事|同学|朋友|领导|老板|经理|主管)?(?P<who>[\u4e00-\u9fff]{2,3}?)(?:请|提交|申请|交|报)"
+)
+_WITHDRAW_OTHER_ZH = re.compile(
+    r"(?:撤回|撤销|撤掉|取消|撤)(?:一下)?(?P<who>[\u4e00-\u9fff]{2,3}?)的"
+    r"|把(?P<who2>[\u4e00-\u9fff]{2,3}?)的(?:请假|申请|假|年假|病假|事假)?(?:申请)?(?:给)?(?:撤|取消)"
+)
+# Words after "leave for" that are reasons or times, never a person.
+_NOT_A_PERSON = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "me",
+        "myself",
+        "some",
+        "this",
+        "that",
+        "next",
+        "these",
+        "those",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "today",
+        "tomorrow",
+        "tonight",
+        "christmas",
+        "new",
+        "year",
+        "surgery",
+        "dentist",
+        "doctor",
+        "gp",
+        "hospital",
+        "wedding",
+        "funeral",
+        "moving",
+        "family",
+        "personal",
+        "medical",
+        "health",
+        "childcare",
+        "school",
+        "exam",
+        "travel",
+        "vacation",
+        "holiday",
+        "rest",
+        "recovery",
+        "appointment",
+        "reasons",
+        "reason",
+        "religious",
+        "jury",
+        "court",
+        "bereavement",
+        "maternity",
+        "paternity",
+        "study",
+        "training",
+        "interview",
+        "home",
+        "house",
+        "visa",
+        "passport",
+        "kids",
+        "kid",
+        "son",
+        "daughter",
+        "mum",
+        "mom",
+        "dad",
+        "mother",
+        "father",
+        "wife",
+        "husband",
+        "partner",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "morning",
+        "afternoon",
+        "dec",
+        "december",
+        "jan",
+        "january",
+        "half",
+        "whole",
+        "rest",
+        "a",
+        "couple",
+        "of",
+        "all",
+        "it",
+    ]
+)
+_OWN = re.compile(r"我|你|自己|本人|咱")
+
+
+def others_named(text: str, ctx: Context) -> tuple[str, str, bool] | None:
+    """(what, who, sure) when the message asks to act for someone else: leave or withdrawal.
+
+    `what` is "leave" or "withdraw"; `who` is the name as written ("" for "my colleague");
+    `sure` is False for an English word after "leave for" that might be a reason, which the
+    planner looks up in the directory before refusing.
+    """
+    for pattern, what in ((_WITHDRAW_OTHER_ZH, "withdraw"), (_FOR_OTHER_ZH, "leave")):
+        if found := pattern.search(text):
+            who = found.group("who") if "who" in found.groupdict() and found.group("who") else ""
+            who = who or (found.groupdict().get("who2") or "")
+            if who and not _OWN.search(who) and who.lower() not in _own_names_of(ctx):
+                return what, who, True
+            if what == "leave" and found.groupdict().get("coll"):
+                return what, "", True
+    if found := _WITHDRAW_OTHER_EN.search(text):
+        who = found.group("who").strip()
+        if re.fullmatch(_COLLEAGUE, who, re.IGNORECASE):
+            return "withdraw", "", True
+        if who.lower() not in _own_names_of(ctx):
+            return "withdraw", who.title(), True
+    for found in (m for pattern in _FOR_OTHER_EN for m in pattern.finditer(text)):
+        who = (found.group("who") or "").strip()
+        if who.split()[0:1] and who.split()[0].lower() in _NOT_A_PERSON:
+            who = ""
+        if who and who.lower() in _own_names_of(ctx):
+            return None
+        if found.group("coll"):
+            return "leave", who.title(), True
+        if who:
+            return "leave", who.title(), False
+    return None
+
+
+def _own_names_of(ctx: Context) -> set[str]:
+    return {ctx.user_name.lower(), ctx.user_id.lower(), ctx.first_name.lower()} - {""}
+
+
 def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Reading:
     """The intent and slots of one user message.
 
     `awaiting` is the slot the previous turn asked for: a free-text slot (a reason, a
     description) takes the whole message when nothing else in it reads as a fact.
     """
-    norm = normalize(text).strip()
+    norm = mend(normalize(text)).strip()
     today = ctx.today
     ids = request_ids(norm)
     slots: dict[str, Any] = {}
@@ -233,8 +425,17 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
         asked = norm.rstrip().endswith(("?", "？"))
         if not (intent in _QUESTIONS and asked) and not (ids and awaiting != "comment"):
             intent = None
-    if intent is Intent.LEAVE or (intent is None and awaiting in _LEAVE_SLOTS):
+    if intent is Intent.FOR_OTHER:
+        found = others_named(norm, ctx)
+        if found is not None:
+            what, who, sure = found
+            slots |= {"what": what, "who": who, "sure": sure}
+            if not sure:  # perhaps a reason ("leave for surgery"): read the leave too
+                slots |= leave_slots(norm, today)
+    elif intent is Intent.LEAVE or (intent is None and awaiting in _LEAVE_SLOTS):
         slots |= leave_slots(norm, today)
+        if (kind := unknown_type(norm)) and "leave_type" not in slots:
+            slots["unknown_type"] = kind
     elif intent in (Intent.APPROVE, Intent.REJECT):
         if comment := comment_of(norm):
             slots["comment"] = comment
@@ -268,6 +469,9 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
             query = match.group("en") or match.group("zh") or match.group("zh2") or ""
             slots["query"] = query.strip()
 
+    if awaiting == "days_or_range" and (split := _split_answer(norm)) is not None:
+        slots["split"] = split
+        slots.pop("days", None)
     if intent is None and awaiting in _FREE_TEXT and not _has_facts(slots, awaiting):
         free = _free_text(norm)
         if free:
@@ -275,7 +479,26 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
     return Reading(intent, slots, norm)
 
 
-_LEAVE_SLOTS = frozenset({"leave_type", "dates", "start", "reason"})
+_LEAVE_SLOTS = frozenset({"leave_type", "dates", "start", "reason", "days_or_range"})
+_SEPARATE = rx(
+    r"\b(?:separate(?:ly)?|just\s+(?:those|these|the\s+two)|only\s+(?:those|these|the\s+two)|those\s+two|both\s+days|two\s+single|single\s+days|individual|each\s+day|not\s+the\s+(?:whole|days\s+in\s+between))\b"
+    r"|分开|单独|就这两天|只请这两天|只要这两天|这两天|两个单天|不连着"
+)
+_WHOLE = rx(
+    r"\b(?:whole|entire|all\s+of\s+it|everything|in\s+between|the\s+range|straight|continuous|all\s+the\s+days|full\s+week)\b"
+    r"|连着|连续|整段|中间也|全部|都请|一起请|整周"
+)
+
+
+def _split_answer(text: str) -> bool | None:
+    """True for 'just those two days', False for 'the whole range', None if neither."""
+    if _WHOLE.search(text):
+        return False
+    if _SEPARATE.search(text):
+        return True
+    return None
+
+
 _EXPENSE_SLOTS = frozenset({"amount", "currency", "category", "spent_on", "description"})
 _TRIP_SLOTS = frozenset({"destination", "trip_dates", "purpose", "estimated_cost"})
 _FREE_TEXT = frozenset({"reason", "comment", "note", "description", "purpose", "destination"})
@@ -314,7 +537,16 @@ def _others(text: str, ctx: Context) -> bool:
 def _working_days(text: str, ctx: Context) -> bool:
     if _WORKING_DAYS.search(text):
         return True
+    if _LEAVE_STRONG.search(text) and not looks_like_question(text.replace("几天", "")):
+        return False  # "元旦那几天想休年假": a request, not a count
     return bool(_HOW_MANY_DAYS.search(text)) and bool(find_dates(text, ctx.today))
+
+
+def _policy(text: str, ctx: Context) -> bool:
+    """A question about the rules ("do I need a doctor's note?"), with no dates to act on."""
+    if not _POLICY_Q.search(text):
+        return False
+    return not (find_dates(text, ctx.today) or parse_days(text))
 
 
 _HOW_MANY_DAYS = rx(r"\bhow\s+many\s+days\b|几天|多少天")
@@ -330,6 +562,11 @@ def _approver_choice(text: str, ctx: Context) -> bool:
 
 _ORDER: tuple[tuple[Intent, Any], ...] = (
     (Intent.IDENTITY, lambda t, c: _is_identity_claim(t, c)),
+    (Intent.STATUS, lambda t, c: bool(_STATUS_ASKED.search(t))),
+    (Intent.ADMIN, lambda t, c: bool(_ADMIN.search(t))),
+    (Intent.FOR_OTHER, lambda t, c: others_named(t, c) is not None),
+    (Intent.WHO_APPROVES, lambda t, c: bool(_WHO_APPROVES.search(t)) and not REQUEST_ID.search(t)),
+    (Intent.POLICY, lambda t, c: _policy(t, c)),
     (Intent.SELF_APPROVE, lambda t, c: bool(_SELF_APPROVE.search(t))),
     (Intent.OTHERS, lambda t, c: _others(t, c)),
     (Intent.CANCEL_DRAFT, lambda t, c: bool(_CANCEL_DRAFT.search(t))),
@@ -384,6 +621,22 @@ def looks_like_question(text: str) -> bool:
     return bool(_QUESTION.search(text))
 
 
+_REQUEST = rx(
+    r"\b(?:can\s+you|could\s+you|would\s+you|will\s+you|please|pls|help\s+me|i\s+(?:want|need|would\s+like)|i'd\s+like"
+    r"|book|reserve|schedule|register|delete|remove|make\s+me|set|change|cancel|send|order|buy|create|add|move|postpone|reschedule|sign\s+me)\b"
+    r"|帮|请你|给我|把|删|取消|订|预订|预定|安排|推迟|推了|改|设置|开通|注册|我想|我要|能不能|可不可以|麻烦"
+)
+_NO_WORDS = re.compile(r"^[\W\d_]*$")
+
+
+def looks_like_request(text: str) -> bool:
+    """Whether a message asks the bot to do something, or says nothing readable (an emoji).
+
+    Such a message never gets the small-talk line, which reads as agreement.
+    """
+    return bool(_REQUEST.search(text)) or bool(_NO_WORDS.match(text))
+
+
 def _has_task_words(text: str) -> bool:
     return bool(
         _LEAVE_STRONG.search(text)
@@ -417,7 +670,7 @@ def _own_names(ctx: Context) -> set[str]:
 def _is_leave(text: str, today: date) -> bool:
     if _POLICY.search(text) and not (find_dates(text, today) or parse_days(text)):
         return False  # "年假怎么算": a question about the rules, not a request
-    if _LEAVE_STRONG.search(text) or leave_type(text):
+    if _LEAVE_STRONG.search(text) or leave_type(text) or unknown_type(text):
         return True
     if _LEAVE_WEAK.search(text) or HALF_ALONE.search(text):
         return bool(find_dates(text, today) or parse_days(text) or HALF_ALONE.search(text))

@@ -173,6 +173,56 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "That didn't work.",
         "zh": "没能完成。",
     },
+    "unknown_type": {
+        "en": "There's no {kind} leave here — the leave types are {types}. Which one should I use?",
+        "zh": "这里没有{kind}——可用的假种有{types}。要用哪一种？",
+    },
+    "admin": {
+        "en": (
+            "I can't do that — only HR or an administrator can change roles, managers or "
+            "permissions, or delete records. I can prepare your own leave, expense and trip "
+            "requests and show where they stand."
+        ),
+        "zh": "这个我做不了——只有 HR（人事）或管理员可以修改角色、主管、权限或删除记录。我可以帮你准备自己的请假、报销、出差申请，并查看进度。",
+    },
+    "for_other": {
+        "en": (
+            "I can't do that — only {who} can ask for their own leave (they can message me "
+            "themselves). I can prepare leave for you."
+        ),
+        "zh": "这个我做不了——只有{who}本人可以为自己请假（可以让{who}直接找我）。我可以帮你准备你自己的请假。",
+    },
+    "withdraw_other": {
+        "en": "I can't withdraw {who}'s request — only {who} can withdraw it. I can withdraw your own requests.",
+        "zh": "我不能撤回{who}的申请——只有{who}本人可以撤回。我可以帮你撤回你自己的申请。",
+    },
+    "a_colleague": {"en": "your colleague", "zh": "你的同事"},
+    "policy": {
+        "en": (
+            "I don't hold the policy documents — HR can answer that. The leave types here are "
+            "{types}; I can show your balances or prepare a request."
+        ),
+        "zh": "我这里没有制度文件——这个问题请问 HR（人事）。这里的假种有{types}；我可以帮你查余额或准备申请。",
+    },
+    "unclear": {
+        "en": (
+            "I can't do that — I can prepare leave, expense and business-trip requests, show "
+            "your balances and where your requests stand, and prepare approvals."
+        ),
+        "zh": "这个我做不了——我可以帮你准备请假、报销和出差申请，查看假期余额和申请进度，以及准备审批。",
+    },
+    "days_or_range": {
+        "en": "Do you mean just those days ({days}), or everything from {start} to {end}?",
+        "zh": "是只请这几天（{days}），还是从{start}到{end}连着请？",
+    },
+    "already_submitted": {
+        "en": (
+            "{request_id} is already submitted, so I can't change it. To change it, withdraw "
+            "it (say 'withdraw {request_id}') and ask again."
+        ),
+        "zh": "{request_id} 已经提交，不能直接修改。如需修改，请先撤回（说“撤回 {request_id}”），再重新申请。",
+    },
+    "ask_half": {"en": "Which half: the morning or the afternoon?", "zh": "请问是上午还是下午？"},
     "withdraw": {"en": "withdraw", "zh": "撤回"},
     "remind": {"en": "remind anyone about", "zh": "催办"},
 }
@@ -262,3 +312,19 @@ def item_line(item: dict[str, Any]) -> str:
         parts.append(str(item["status"]))
     label = ", ".join(parts)
     return f"• {request_id} — {label}" if label else f"• {request_id}"
+
+
+_TYPE_NAMES = {
+    "annual": ("annual", "年假"),
+    "sick": ("sick", "病假"),
+    "personal": ("personal", "事假"),
+    "unpaid": ("unpaid", "无薪假"),
+}
+
+
+def type_list(keys: tuple[str, ...], lang: Lang) -> str:
+    """The organisation's leave types in running text: 'annual, sick or unpaid' / '年假、病假、无薪假'."""
+    names = [_TYPE_NAMES.get(k, (k, k))[1 if lang == "zh" else 0] for k in keys]
+    if lang == "zh":
+        return "、".join(names)
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)

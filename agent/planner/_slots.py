@@ -29,8 +29,15 @@ _TYPE_EXPLICIT = (
     ("annual", rx(r"\bannual\s+(?:leave|days?)\b|年假|年休假")),
     ("personal", rx(r"\bpersonal\s+(?:leave|days?)\b|事假")),
 )
+# Kinds of leave people ask for that the demo organisation does not have; the planner names
+# the configured ones instead of guessing.
+UNKNOWN_TYPE = rx(
+    r"(?P<zh>调休|婚假|产假|陪产假|丧假|育儿假|探亲假|护理假|哺乳假|工伤假|公假)"
+    r"|\b(?P<en>comp(?:ensatory)?\s+(?:day|days|time|leave)|toil|time\s+off\s+in\s+lieu|lieu\s+days?"
+    r"|(?:maternity|paternity|parental|bereavement|compassionate|study|marriage|jury)\s+(?:leave|duty|days?))\b"
+)
 _SICK_WORDS = rx(
-    r"\b(?:sick|ill|unwell|poorly|flu|fever|cold|cough|covid|migraine|headache|stomach\s*(?:ache|bug)?|food\s+poisoning|toothache|doctor|dentist|gp|hospital|surgery|not\s+feeling\s+well)\b"
+    r"[\U0001F912\U0001F927\U0001F922\U0001F92E\U0001F637]|\b(?:sick|ill|unwell|poorly|flu|fever|cold|cough|covid|migraine|headache|stomach\s*(?:ache|bug)?|food\s+poisoning|toothache|doctor|dentist|gp|hospital|surgery|not\s+feeling\s+well)\b"
     r"|生病|病了|不舒服|不太舒服|身体不好|难受|身体不适|肚子疼|肚子痛|胃疼|胃痛|头疼|头痛|发烧|发热|感冒|咳嗽|拉肚子|腹泻|牙疼|牙痛|看病|看医生|看牙|医院|住院|手术|病"
 )
 _PERSONAL_WORDS = rx(
@@ -46,7 +53,7 @@ _CAUSE = rx(
     r"\b(?:flu|fever|cold|cough|covid|migraine|headache|stomach|food\s+poisoning|toothache|dentist|doctor|gp|hospital|surgery|operation|appointment|check-?up|injur(?:y|ed)|back\s+pain|wedding|funeral|moving|family|childcare|kids?|son|daughter|errands?|bank|visa|exam|trip|christmas|new\s+year|holiday\s+to|travel)\b"
     r"|\b(?:interview|passport|court|jury|graduation|ceremony)\b"
     r"|肚子|胃|头疼|头痛|发烧|发热|感冒|咳嗽|拉肚子|腹泻|牙|看病|看医生|医院|体检|手术|住院|受伤|腰|结婚|婚礼|葬礼|丧|搬家|家里|家中|孩子|小孩|老人|办事|办证|签证|考试|旅游|旅行|回老家|探亲|有事|不舒服|身体不适"
-    r"|护照|证件|手续|银行|面试|毕业|典礼|^\s*(?:要|得|需要)?去[\u4e00-\u9fff]{2,}"
+    r"|嗓子|喉咙|过敏|肠胃|发炎|头晕|疼|痛|家长会|护照|证件|手续|银行|面试|毕业|典礼|^\s*(?:要|得|需要)?去[\u4e00-\u9fff]{2,}"
 )
 _EXPLICIT_REASON = (
     rx(
@@ -61,7 +68,8 @@ REASON_MARK = rx(
     r"\breason\s*(?:is\s*)?[:：]|\breason\s+is\b|\bbecause\b|\bdue\s+to\b|\bcomment\s*[:：]|\bnote\s*[:：]"
     r"|理由|原因|事由|因为|由于|备注"
 )
-_CLAUSES = re.compile(r"[,，.。;；!！?？\n]+")
+_CLAUSES = re.compile(r"[,，.。;；!！?？\n]+|\s[-–—]+\s*|\s*[–—]+\s*")
+_DASH_TAIL = re.compile(r"(?:\s[-–—]+|[–—]+)\s*(?P<r>[^-–—]+?)\s*$")
 _EN_EDGE = rx(
     r"^(?:(?:i'?m|i'll|i'd|i|will|be|would|like|want|i\s+am|i\s+have|i've\s+got|i've|i\s+got|got|have|having|with|feeling|feel|a|an|the|my|need|needs|to|take|taking|off|leave|please|so|and|because|for|on|from|at|it's|its|some|bit\s+of|of|just|also|but|really|still|gonna|going)\s+)+"
 )
@@ -222,9 +230,12 @@ def _leave_dates(text: str, today: date) -> dict[str, Any]:
     mentions = find_dates(text, today)
     if rng is None:
         half = HALF_ALONE.search(text)
-        if half is None:
+        side = _HALF_WORD.search(text) if days == 0.5 else None
+        if half is None and side is None:
             return {"days": days} if days else {}
-        word = (half.group("en") or half.group("en2") or half.group("zh") or "").lower()
+        found = half or side
+        assert found is not None
+        word = next(g for g in found.groups() if g).lower()
         pm = word in ("afternoon", "下午")
         rng = DateRange(today, today, start_half=pm, end_half=not pm)
     slots: dict[str, Any] = {"start": rng.start}
@@ -238,7 +249,28 @@ def _leave_dates(text: str, today: date) -> dict[str, Any]:
         slots["start_half"] = True
     if rng.end_half:
         slots["end_half"] = True
+    if len(rng.days) > 1 and _gap_between(rng.days):
+        slots["listed"] = rng.days
     return slots
+
+
+_HALF_WORD = rx(r"\b(morning|afternoon)\b|(上午|下午)")
+
+
+def _gap_between(days: tuple[date, ...]) -> bool:
+    """Whether a working day (Monday to Friday) lies between listed days and is not one of them."""
+    day = days[0]
+    while day < days[-1]:
+        day += timedelta(days=1)
+        if day.weekday() < 5 and day not in days:
+            return True
+    return False
+
+
+def unknown_type(text: str) -> str | None:
+    """A kind of leave named that the organisation has no type for ("调休", "comp day")."""
+    found = UNKNOWN_TYPE.search(text)
+    return found.group(0) if found else None
 
 
 def blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -263,11 +295,18 @@ def leave_reason(text: str, today: date) -> str | None:
             reason = _clean_reason(clause)
             if reason:
                 return reason
+    if (dash := _DASH_TAIL.search(blanked)) and not _LEAVE_WORDS.search(dash.group("r")):
+        reason = _clean_reason(dash.group("r"))
+        if reason:
+            return reason
     for match in _FOR_REASON.finditer(blanked):
         reason = _clean_reason(match.group("r"))
         if reason:
             return reason
     return None
+
+
+_LEAVE_WORDS = rx(r"\b(?:leave|off|pto|holiday|vacation)\b|假")
 
 
 def _clean_reason(text: str) -> str | None:
@@ -306,6 +345,11 @@ _COMMENT = (
     ),
     rx(r"(?:理由|原因|因为|由于|备注|意见|说明)(?:是|为)?[:：,，]?\s*(?P<c>[^\n]+)"),
     rx(r"R-[A-Z0-9]{8}\s*[:：,，\-—]+\s*(?P<c>[^\n]+)"),
+    # "reject it — short-staffed", "decline Priya's request, we need cover", "驳回，那周上线"
+    rx(
+        r"\b(?:reject|decline|deny|refuse|turn\s+down)\b[^—–\-,:;\n]*?(?:\s[-–—]+\s*|[—–]+\s*|[,:;]\s*)(?P<c>[^\n]+)"
+    ),
+    rx(r"(?:驳回|拒绝|不同意|不批|否决|退回)[^，,:：;；\n]*?[，,:：;；]\s*(?P<c>[^\n]+)"),
 )
 _NOTE = (
     rx(

@@ -10,6 +10,7 @@ from datetime import date
 from agent.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from agent.planner._context import language_of, read_context
 from agent.planner._conversation import current_task, split_turns
+from agent.planner._draft import apply_correction
 from agent.planner._plan import Call, Reply, decide
 from agent.planner._replies import text
 
@@ -59,6 +60,7 @@ class OfflinePlanner:
             return self._reply(text("cannot_finish", language_of([], ctx.locale)))
         lang = language_of([t.user for t in turns], ctx.locale)
         task = current_task(turns, ctx)
+        apply_correction(task, turns, ctx)
         names = frozenset(spec.name for spec in tools) if tool_choice != "none" else frozenset()
         step = decide(task, turns[-1], ctx, lang, names)
         if isinstance(step, Reply):

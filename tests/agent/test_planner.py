@@ -97,8 +97,8 @@ def only_call(response: ModelResponse) -> ToolCall:
 LEAVE_PHRASINGS: list[tuple[str, dict[str, Any]]] = [
     # English
     (
-        "I'm sick, off tomorrow and Tuesday",
-        {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-08"},
+        "I'm sick, off tomorrow and Friday",
+        {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-04"},
     ),
     (
         "annual leave next Monday to Wednesday",

@@ -602,7 +602,7 @@ async def test_cancel_points_at_the_card():
         (SYSTEM_EN, "who is my manager?", "Your manager is Emma Clarke"),
         (SYSTEM_EN, "what's the weather like?", "I can't help with that one"),
         (SYSTEM_ZH, "早上好", "我可以帮你"),
-        (SYSTEM_ZH, "请问年假怎么算", "这个我帮不上忙"),
+        (SYSTEM_ZH, "请问年假怎么算", "请问 HR"),
     ],
 )
 async def test_answers_without_looking_anything_up(system, text, expected):
