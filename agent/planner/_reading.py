@@ -376,7 +376,7 @@ def others_named(text: str, ctx: Context) -> tuple[str, str, bool] | None:
         if found := pattern.search(text):
             who = found.group("who") if "who" in found.groupdict() and found.group("who") else ""
             who = who or (found.groupdict().get("who2") or "")
-            if who and not _OWN.search(who) and who.lower() not in _own_names_of(ctx):
+            if who and not _OWN.search(who) and who.lower() not in _own_names(ctx):
                 return what, who, True
             if what == "leave" and found.groupdict().get("coll"):
                 return what, "", True
@@ -384,23 +384,19 @@ def others_named(text: str, ctx: Context) -> tuple[str, str, bool] | None:
         who = found.group("who").strip()
         if re.fullmatch(_COLLEAGUE, who, re.IGNORECASE):
             return "withdraw", "", True
-        if who.lower() not in _own_names_of(ctx):
+        if who.lower() not in _own_names(ctx):
             return "withdraw", who.title(), True
     for found in (m for pattern in _FOR_OTHER_EN for m in pattern.finditer(text)):
         who = (found.group("who") or "").strip()
         if who.split()[0:1] and who.split()[0].lower() in _NOT_A_PERSON:
             who = ""
-        if who and who.lower() in _own_names_of(ctx):
+        if who and who.lower() in _own_names(ctx):
             return None
         if found.group("coll"):
             return "leave", who.title(), True
         if who:
             return "leave", who.title(), False
     return None
-
-
-def _own_names_of(ctx: Context) -> set[str]:
-    return {ctx.user_name.lower(), ctx.user_id.lower(), ctx.first_name.lower()} - {""}
 
 
 def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Reading:
