@@ -390,6 +390,8 @@ def _one_day_each(task: Task) -> Step:
         }
         if slots.get("reason"):
             arguments["reason"] = slots["reason"]
+        if done:
+            arguments["separate"] = True  # the day before stays on its own card
         return Call("propose_leave", arguments)
     return Reply("")  # every day proposed: the caller answers with the summaries
 

@@ -95,6 +95,10 @@ class ProposeLeaveArgs(ToolArgs):
         max_length=40,
         description="pending_id of an earlier draft in this conversation that this one corrects.",
     )
+    separate: bool = Field(
+        default=False,
+        description="True only for the second and later of several separate requests the user asked for at once (e.g. two single days): the earlier draft stays open.",
+    )
 
 
 async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation:
@@ -107,7 +111,9 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
         "end_half": s.end_half,
         "reason": args.reason,
     }
-    replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
+    replaced = None
+    if not args.separate or args.replaces:
+        replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
     proposal = await ctx.engine.prepare_submit(ctx.actor.id, "leave", fields, replaces=replaced)
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
