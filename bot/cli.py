@@ -97,7 +97,7 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
 def _sandbox(settings: Settings, args: argparse.Namespace) -> int:
     from bot.sandbox.server import run_sandbox
 
-    return asyncio.run(run_sandbox(settings, args.host, args.port))
+    return asyncio.run(run_sandbox(settings, args.host, args.port, args.store))
 
 
 def _requests(settings: Settings, args: argparse.Namespace) -> int:
@@ -232,6 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--host",
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1; the page lets anyone act as anyone)",
+    )
+    sandbox.add_argument(
+        "--store",
+        metavar="URL",
+        default=None,
+        help="'memory' (the default: in-process, nothing persisted) or a Redis URL to run on; "
+        "REDIS_URL and .env are not used without it",
     )
     sandbox.set_defaults(run=_sandbox)
     return parser

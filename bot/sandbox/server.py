@@ -7,7 +7,8 @@
     /feishu-api/...   the Feishu open-API stand-in the Feishu bot's client talks to
     /feishu/events    the Feishu bot's event and card-callback URL (encrypted and signed)
     /healthz          the bot's health check
-    /sandbox/...      the page's JSON API and its live change feeds (server-sent events)
+    /sandbox/...      the page's JSON API and its live change feeds (server-sent events), only
+                      for the page itself: `bot.sandbox.guard` checks its per-start token and Origin
 
 The sandbox makes its own signing secret and bot token, and its Feishu app id, secret,
 verification token and Encrypt Key, at start; what a person does on the page is signed and
@@ -21,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import html
 import secrets
 import signal
 from pathlib import Path
@@ -32,6 +34,7 @@ from aiohttp import web
 from bot.runtime import Runtime, build_runtime
 from bot.sandbox.api import SandboxApi
 from bot.sandbox.feishu import SandboxFeishu
+from bot.sandbox.guard import PageGuard, is_loopback, new_token
 from bot.sandbox.slack_simulator import SlackSimulator
 from bot.sandbox.standins.slack.server import SlackStandIn
 from bot.serve import make_app, make_notifier
@@ -47,6 +50,11 @@ STATIC = Path(__file__).parent / "static"
 DEFAULT_PORT = 8000
 PLACEHOLDER_URL = "http://127.0.0.1:9/api/"
 """The client's base URL until the server is bound and its port known (nothing listens on 9)."""
+TOKEN_SLOT = '<meta name="sandbox-token" content="" />'
+"""Where the page's copy of the per-start token goes in index.html."""
+IN_PROCESS = "memory"
+"""`--store memory`: the in-process store, whatever REDIS_URL says."""
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
 
 
 def slack_locale(locale: str) -> str:
@@ -86,17 +94,48 @@ def without_feishu(settings: Settings) -> Settings:
     )
 
 
-def describe_store(settings: Settings) -> str:
-    """One phrase saying where state lives (passwords masked)."""
-    if settings.redis_url is None:
-        return "in-process store: nothing is persisted (set REDIS_URL to use Redis)"
-    parts = urlsplit(settings.redis_url)
+def mask_url(url: str) -> str:
+    """A Redis URL with its user and password hidden."""
+    parts = urlsplit(url)
     netloc = parts.hostname or ""
     if parts.port:
         netloc += f":{parts.port}"
     if parts.username or parts.password:
         netloc = "***@" + netloc
-    return "Redis at " + urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def describe_store(settings: Settings) -> str:
+    """One phrase saying where state lives (passwords masked)."""
+    if settings.redis_url is None:
+        return "in-process store: nothing is persisted (--store redis://… to use Redis)"
+    return "Redis at " + mask_url(settings.redis_url)
+
+
+def sandbox_settings(settings: Settings, store: str | None) -> Settings:
+    """The settings the sandbox runs on: its in-process store unless `--store URL` names a Redis.
+
+    The page lets anyone who opens it act as anyone, so a REDIS_URL from the environment or
+    .env (meant for `serve` and `worker`) is not used silently: without `--store` it stops
+    start-up with a SettingsError saying how to choose.
+    """
+    if store is None:
+        if settings.redis_url is None:
+            return settings
+        raise SettingsError(
+            f"REDIS_URL is set (Redis at {mask_url(settings.redis_url)}), but the sandbox lets "
+            "anyone who opens its page act as anyone, so it does not use a real store unless "
+            f"told to: pass --store {IN_PROCESS} for its in-process store, or "
+            "--store <that URL> to run on that Redis on purpose."
+        )
+    if store == IN_PROCESS:
+        return settings.model_copy(update={"redis_url": None})
+    if not store.startswith(REDIS_SCHEMES):
+        raise SettingsError(
+            f"--store {store!r} is neither {IN_PROCESS!r} nor a Redis URL "
+            "(redis://, rediss://, unix://)."
+        )
+    return settings.model_copy(update={"redis_url": store})
 
 
 def describe_model(settings: Settings) -> str:
@@ -134,6 +173,9 @@ class Sandbox:
         store, model: what the page says about where state lives and who plans.
         """
         self.runtime = runtime
+        self.page_token = new_token()
+        """Required on every /sandbox/ call; the page carries it (see `bot.sandbox.guard`)."""
+        self.guard = PageGuard(self.page_token)
         self.signing_secret = secrets.token_hex(16)
         self.token = f"xoxb-sandbox-{secrets.token_hex(12)}"
         # The workspace keeps the product's time (APPROVALS_NOW fixes both), so message times
@@ -160,6 +202,7 @@ class Sandbox:
         # POST /slack/events, GET /healthz, drains the bots' tasks (no FEISHU_* app from the
         # environment: the Feishu bot here is the sandbox's own, over its stand-in)
         app = make_app(self.runtime, self.settings, self.bot, self.bot.tasks)
+        app.middlewares.append(self.guard.middleware)
         self.standin.add_to(app, "/api/")
         self.feishu.add_to(app)
         self.api.add_to(app)
@@ -171,7 +214,22 @@ class Sandbox:
         return app
 
     async def _index(self, _: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        """The page, with this start's token in it; no other site may frame it."""
+        page = (STATIC / "index.html").read_text(encoding="utf-8")
+        if TOKEN_SLOT not in page:
+            raise RuntimeError(f"index.html has no {TOKEN_SLOT} for the page token")
+        token = html.escape(self.page_token, quote=True)
+        page = page.replace(TOKEN_SLOT, f'<meta name="sandbox-token" content="{token}" />')
+        return web.Response(
+            text=page,
+            content_type="text/html",
+            headers={
+                "Cache-Control": "no-store",
+                "X-Frame-Options": "DENY",
+                "Content-Security-Policy": "frame-ancestors 'none'",
+                "Referrer-Policy": "no-referrer",
+            },
+        )
 
     # -- wiring once the port is known ------------------------------------------------------
 
@@ -230,7 +288,11 @@ class Sandbox:
         await self.feishu.close()
 
     async def start(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> str:
-        """Serve on host:port (0 picks a free port); returns the page's URL."""
+        """Serve on host:port (0 picks a free port); returns the page's URL.
+
+        On a loopback address only requests to a loopback host name are answered.
+        """
+        self.guard.loopback_only = is_loopback(host)
         self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=2)
         await self._runner.setup()
         try:
@@ -266,8 +328,18 @@ async def _until_signalled() -> None:
     await stop.wait()
 
 
-async def run_sandbox(settings: Settings, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> int:
-    """`approvals-bot sandbox`: serve until Ctrl+C, printing the URL and what runs underneath."""
+async def run_sandbox(
+    settings: Settings,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    store: str | None = None,
+) -> int:
+    """`approvals-bot sandbox`: serve until Ctrl+C, printing the URL and what runs underneath.
+
+    `store` is `--store`: None (the in-process store; refused when REDIS_URL is set), "memory",
+    or a Redis URL to run on.
+    """
+    settings = sandbox_settings(settings, store)
     runtime = build_runtime(settings)
     sandbox = Sandbox(
         runtime,

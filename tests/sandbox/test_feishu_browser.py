@@ -103,7 +103,7 @@ async def test_zhangsan_asks_on_feishu_wangfang_approves_and_zhangsan_hears(fui:
     await expect(page.locator("#slack-workspace")).to_be_hidden()
     await expect(page.locator("#platform-feishu")).to_have_attribute("aria-selected", "true")
     await expect(page).to_have_title(re.compile("张三 · 飞书"))
-    await expect(page.locator("#live")).to_have_text("live")
+    await expect(page.locator("#live")).to_have_text("已连接")  # the page speaks 张三's language
     assert page.url.endswith("#feishu/" + ZHANG)
     await expect(page.locator('#lk-people .lk-person[data-user="U0OLIVER"]')).to_have_class(
         re.compile(r"\boff\b")

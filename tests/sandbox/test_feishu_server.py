@@ -12,6 +12,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.feishu import cards
 from bot.sandbox.feishu import API_PREFIX, card_buttons
+from bot.sandbox.guard import TOKEN_HEADER
 from bot.sandbox.server import Sandbox
 from bot.sandbox.standins.feishu.server import TOKEN_PATH
 
@@ -21,7 +22,7 @@ ZHANG, WANG, LISI = "ou_zhangsan", "ou_wangfang", "ou_lisi"
 @pytest.fixture
 async def client(sandbox: Sandbox) -> AsyncIterator[TestClient]:
     server = TestServer(sandbox.app)
-    client = TestClient(server)
+    client = TestClient(server, headers={TOKEN_HEADER: sandbox.page_token})
     await client.start_server()
     sandbox.bind(str(server.make_url("/")))
     yield client
@@ -203,7 +204,9 @@ async def test_the_feishu_change_feed_carries_each_change(client: TestClient):
 async def test_bad_feishu_requests_get_clear_errors(client: TestClient, sandbox: Sandbox):
     """Unknown people, empty text, someone else's message, a wrong button or a changed card."""
     post = client.post
-    assert (await post("/sandbox/feishu/message", data="nope")).status == 400
+    json_type = {"Content-Type": "application/json"}
+    assert (await post("/sandbox/feishu/message", data="nope", headers=json_type)).status == 400
+    assert (await post("/sandbox/feishu/message", data="nope")).status == 415
     assert (
         await post("/sandbox/feishu/message", json={"open_id": "ou_nobody", "text": "hi"})
     ).status == 404

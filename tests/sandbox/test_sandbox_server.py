@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.sandbox.guard import TOKEN_HEADER
 from bot.sandbox.server import STATIC, Sandbox, describe_model, describe_store
 from bot.settings import Settings
 
@@ -20,7 +21,7 @@ OLIVER, EMMA = "U0OLIVER", "U0EMMA"
 @pytest.fixture
 async def client(sandbox: Sandbox) -> AsyncIterator[TestClient]:
     server = TestServer(sandbox.app)
-    client = TestClient(server)
+    client = TestClient(server, headers={TOKEN_HEADER: sandbox.page_token})
     await client.start_server()
     sandbox.bind(str(server.make_url("/")))
     yield client
@@ -216,7 +217,9 @@ async def test_a_command_answer_is_shown_only_to_the_person(client: TestClient, 
 
 
 async def test_bad_requests_get_clear_errors(client: TestClient):
-    assert (await client.post("/sandbox/message", data="nope")).status == 400
+    json_type = {"Content-Type": "application/json"}
+    assert (await client.post("/sandbox/message", data="nope", headers=json_type)).status == 400
+    assert (await client.post("/sandbox/message", data="nope")).status == 415
     empty = await client.post("/sandbox/message", json={"user": OLIVER, "text": "  "})
     assert empty.status == 400 and "text" in (await empty.json())["error"]
     missing = await client.post(
@@ -231,7 +234,7 @@ async def test_bad_requests_get_clear_errors(client: TestClient):
 
 def test_the_startup_line_says_where_state_lives_and_who_plans():
     plain = Settings(_env_file=None, redis_url=None, llm_base_url=None, llm_model=None)
-    assert describe_store(plain).startswith("in-process store: nothing is persisted")
+    assert describe_store(plain).startswith("in-process store: nothing is persisted (--store")
     assert describe_model(plain).startswith("offline planner")
     redis = Settings(_env_file=None, redis_url="redis://user:secret@db:6379/0")
     assert describe_store(redis) == "Redis at redis://***@db:6379/0"

@@ -37,30 +37,19 @@
 
   // ---- server ----------------------------------------------------------------------------
 
-  async function getJSON(url) {
-    const resp = await fetch(url, { cache: "no-store" });
-    if (!resp.ok) throw new Error(`${url}: HTTP ${resp.status}`);
-    return resp.json();
-  }
+  const NET = window.SandboxCommon;
+  const getJSON = NET.getJSON;
 
+  /** POST to the sandbox; a failure is shown (in the viewer's language) and thrown again. */
   async function post(url, body) {
-    const resp = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    let data = null;
+    let data;
     try {
-      data = await resp.json();
-    } catch (_) {
-      data = null;
+      data = await NET.post(url, body);
+    } catch (err) {
+      toast(NET.explain(err, zh()));
+      throw err;
     }
-    if (!resp.ok) {
-      const message = (data && data.error) || `The sandbox answered HTTP ${resp.status}`;
-      toast(message);
-      throw new Error(message);
-    }
-    if (data && data.status && data.status !== 200) toast(`The bot answered HTTP ${data.status}`);
+    if (data && data.status && data.status !== 200) toast(NET.say("bot", zh(), { status: data.status }));
     return data;
   }
 
@@ -72,6 +61,14 @@
 
   function me() {
     return state.byUser[state.user] || null;
+  }
+
+  const t = (en, cn) => (zh() ? cn : en);
+
+  /** Whether the page speaks Chinese: the person it shows reads Chinese (the directory's locale). */
+  function zh() {
+    const p = me();
+    return Boolean(p && p.locale === "zh");
   }
 
   function nameOf(userId) {
@@ -167,12 +164,41 @@
     showLive();
   }
 
+  let stale = false;
+  /** The sandbox restarted (its token changed): nothing on this page works until a reload. */
+  function setStale() {
+    stale = true;
+    showLive();
+  }
+
   /** The live dot follows the feed of the platform on show. */
+  let downTimer = null;
   function showLive() {
-    const on = state.platform === "feishu" && feishu ? feishu.isLive() : slackLive;
+    const on = !stale && (state.platform === "feishu" && feishu ? feishu.isLive() : slackLive);
     const el = $("live");
-    el.textContent = on ? "live" : "reconnecting…";
+    el.textContent = on ? t("live", "已连接") : stale ? t("restarted", "已重启") : t("reconnecting…", "正在重新连接…");
     el.classList.toggle("on", on);
+    // The banner says why nothing moves: after a restart (reload), or when the sandbox is
+    // unreachable for more than a moment (a blip while it reconnects is not worth a banner).
+    clearTimeout(downTimer);
+    if (on) showBanner(null);
+    else if (stale) showBanner("stale");
+    else downTimer = setTimeout(() => showBanner("reconnecting"), 1500);
+  }
+
+  function showBanner(kind) {
+    const el = $("conn-banner");
+    if (!kind) {
+      el.hidden = true;
+      el.replaceChildren();
+      return;
+    }
+    el.className = "conn-banner " + kind;
+    el.replaceChildren(
+      h("span", {}, NET.say(kind, zh())),
+      kind === "stale" ? h("button", { type: "button", class: "conn-reload", onclick: () => location.reload() }, t("Reload", "刷新")) : null
+    );
+    el.hidden = false;
   }
 
   function confirmDialog(confirm) {
@@ -961,22 +987,24 @@
   // ---- live updates -----------------------------------------------------------------------------------
 
   function connect() {
-    const source = new EventSource("/sandbox/events");
-    source.addEventListener("hello", () => {
-      setLive(true);
-      scheduleRefresh();
-      schedulePeople();
+    NET.events("/sandbox/events", {
+      hello: () => {
+        setLive(true);
+        scheduleRefresh();
+        schedulePeople();
+      },
+      message: (e) => {
+        let record;
+        try {
+          record = JSON.parse(e.data);
+        } catch (_) {
+          return;
+        }
+        onChange(record);
+      },
+      down: () => setLive(false),
+      stale: () => setStale(),
     });
-    source.onmessage = (e) => {
-      let record;
-      try {
-        record = JSON.parse(e.data);
-      } catch (_) {
-        return;
-      }
-      onChange(record);
-    };
-    source.onerror = () => setLive(false);
   }
 
   function onChange(record) {
@@ -1031,6 +1059,7 @@
         switchUser: (userId) => switchUser(userId),
         peopleChanged: () => schedulePeople(),
         liveChanged: () => showLive(),
+        stale: () => setStale(),
       });
     } else {
       $("platform-feishu").hidden = true;

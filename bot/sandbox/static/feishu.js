@@ -322,26 +322,19 @@
 
     // ---- server ----
 
-    async function getJSON(url) {
-      const resp = await fetch(url, { cache: "no-store" });
-      if (!resp.ok) throw new Error(`${url}: HTTP ${resp.status}`);
-      return resp.json();
-    }
+    const NET = window.SandboxCommon;
+    const getJSON = NET.getJSON;
 
+    /** POST to the sandbox; a failure is shown (in the viewer's language) and thrown again. */
     async function post(url, body) {
-      const resp = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-      let data = null;
+      let data;
       try {
-        data = await resp.json();
-      } catch (_) {
-        data = null;
+        data = await NET.post(url, body);
+      } catch (err) {
+        toast({ type: "error", content: NET.explain(err, zh()) });
+        throw err;
       }
-      if (!resp.ok) {
-        const message = (data && data.error) || `The sandbox answered HTTP ${resp.status}`;
-        toast({ type: "error", content: message });
-        throw new Error(message);
-      }
-      if (data && data.status && data.status !== 200) toast({ type: "error", content: `The bot answered HTTP ${data.status}` });
+      if (data && data.status && data.status !== 200) toast({ type: "error", content: NET.say("bot", zh(), { status: data.status }) });
       return data;
     }
 
@@ -875,30 +868,32 @@
     // ---- live updates ----
 
     function connect() {
-      const source = new EventSource("/sandbox/feishu/events");
-      source.addEventListener("hello", () => {
-        st.live = true;
-        hooks.liveChanged();
-        scheduleRefresh();
+      NET.events("/sandbox/feishu/events", {
+        hello: () => {
+          st.live = true;
+          hooks.liveChanged();
+          scheduleRefresh();
+        },
+        message: (e) => {
+          let record;
+          try {
+            record = JSON.parse(e.data);
+          } catch (_) {
+            return;
+          }
+          if (record.user && record.user === st.openId) scheduleRefresh();
+          else if (record.user && record.change === "message" && record.from === "bot" && !st.unread.has(record.user)) {
+            st.unread.add(record.user);
+            renderPeople();
+          }
+          if (record.from === "bot") hooks.peopleChanged(); // an approval card or a decision: the badges
+        },
+        down: () => {
+          st.live = false;
+          hooks.liveChanged();
+        },
+        stale: () => hooks.stale(),
       });
-      source.onmessage = (e) => {
-        let record;
-        try {
-          record = JSON.parse(e.data);
-        } catch (_) {
-          return;
-        }
-        if (record.user && record.user === st.openId) scheduleRefresh();
-        else if (record.user && record.change === "message" && record.from === "bot" && !st.unread.has(record.user)) {
-          st.unread.add(record.user);
-          renderPeople();
-        }
-        if (record.from === "bot") hooks.peopleChanged(); // an approval card or a decision: the badges
-      };
-      source.onerror = () => {
-        st.live = false;
-        hooks.liveChanged();
-      };
     }
 
     // ---- the api app.js uses ----

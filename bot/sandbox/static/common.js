@@ -1,0 +1,109 @@
+/* What both views of the sandbox page share: talking to the sandbox, and saying what went wrong.
+ *
+ * Every call to /sandbox/... carries this start's token (the server writes it into the page's
+ * <meta name="sandbox-token">); the live feeds take it as ?token= (an EventSource sends no
+ * headers). A failed call becomes a SandboxError whose `kind` says what happened:
+ *   offline  the sandbox did not answer (stopped, or the network is down)
+ *   stale    the sandbox restarted since this page was loaded (its token changed): reload
+ *   http     the sandbox answered with an error (`message` is its sentence, `status` the code)
+ * `explain(err, zh)` turns one into a sentence in the viewer's language.
+ */
+"use strict";
+
+(function () {
+  const meta = document.querySelector('meta[name="sandbox-token"]');
+  const TOKEN = meta ? meta.getAttribute("content") || "" : "";
+  const TOKEN_HEADER = "X-Sandbox-Token";
+
+  class SandboxError extends Error {
+    constructor(kind, message, status) {
+      super(message || kind);
+      this.name = "SandboxError";
+      this.kind = kind;
+      this.status = status || 0;
+    }
+  }
+
+  async function request(url, init) {
+    const headers = Object.assign({}, init.headers || {}, { [TOKEN_HEADER]: TOKEN });
+    let resp;
+    try {
+      resp = await fetch(url, Object.assign({}, init, { headers, cache: "no-store" }));
+    } catch (_) {
+      throw new SandboxError("offline");
+    }
+    let data = null;
+    try {
+      data = await resp.json();
+    } catch (_) {
+      data = null;
+    }
+    if (!resp.ok) {
+      if (data && data.code === "bad_token") throw new SandboxError("stale", data.error, resp.status);
+      if (resp.status >= 502 && resp.status <= 504 && !data) throw new SandboxError("offline", "", resp.status);
+      throw new SandboxError("http", data && data.error, resp.status);
+    }
+    return data;
+  }
+
+  function getJSON(url) {
+    return request(url, { method: "GET" });
+  }
+
+  function post(url, body) {
+    return request(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  }
+
+  /** A live feed; `onDown(stale)` is called when it stops for good, after which it retries. */
+  function events(path, handlers) {
+    let source = null;
+    let timer = null;
+    const open = () => {
+      timer = null;
+      source = new EventSource(path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN));
+      source.addEventListener("hello", (e) => handlers.hello(e));
+      source.onmessage = (e) => handlers.message(e);
+      source.onerror = async () => {
+        handlers.down();
+        if (source.readyState !== EventSource.CLOSED) return; // the browser reconnects by itself
+        // Refused (a restart changed the token) or gone: find out which, then try again.
+        try {
+          await getJSON("/sandbox/info");
+        } catch (err) {
+          if (err.kind === "stale") {
+            handlers.stale();
+            return;
+          }
+        }
+        if (!timer) timer = setTimeout(open, 2000);
+      };
+    };
+    open();
+    return { close: () => source && source.close() };
+  }
+
+  const SAY = {
+    offline: [
+      "Can't reach the sandbox — is approvals-bot sandbox still running? Nothing was sent.",
+      "无法连接沙盒：approvals-bot sandbox 还在运行吗？没有发出任何内容。",
+    ],
+    stale: ["The sandbox has restarted: reload this page.", "沙盒已重新启动，请刷新此页面。"],
+    http: ["The sandbox answered HTTP {status}.", "沙盒返回了 HTTP {status}。"],
+    bot: ["The bot answered HTTP {status}.", "机器人返回了 HTTP {status}。"],
+    reconnecting: ["Can't reach the sandbox — reconnecting…", "无法连接沙盒，正在重新连接…"],
+  };
+
+  /** A sentence for a failure, in the viewer's language. */
+  function explain(err, zh) {
+    const kind = err && SAY[err.kind] ? err.kind : "offline";
+    if (kind === "http" && err.message && err.message !== "http") return err.message;
+    return say(kind, zh, { status: err && err.status });
+  }
+
+  function say(key, zh, vars) {
+    const text = SAY[key][zh ? 1 : 0];
+    return text.replace(/\{(\w+)\}/g, (_, k) => String((vars || {})[k] ?? ""));
+  }
+
+  window.SandboxCommon = { getJSON, post, events, explain, say, SandboxError, TOKEN_HEADER };
+})();
