@@ -993,15 +993,7 @@
         scheduleRefresh();
         schedulePeople();
       },
-      message: (e) => {
-        let record;
-        try {
-          record = JSON.parse(e.data);
-        } catch (_) {
-          return;
-        }
-        onChange(record);
-      },
+      message: onChange,
       down: () => setLive(false),
       stale: () => setStale(),
     });

@@ -54,7 +54,8 @@
     return request(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   }
 
-  /** A live feed; `onDown(stale)` is called when it stops for good, after which it retries. */
+  /** A live feed: `hello`, then `message(record)` per change; `down()` when it drops, `stale()`
+   * when the sandbox restarted (this page's token is refused); otherwise it keeps retrying. */
   function events(path, handlers) {
     let source = null;
     let timer = null;
@@ -62,7 +63,15 @@
       timer = null;
       source = new EventSource(path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN));
       source.addEventListener("hello", (e) => handlers.hello(e));
-      source.onmessage = (e) => handlers.message(e);
+      source.onmessage = (e) => {
+        let record;
+        try {
+          record = JSON.parse(e.data);
+        } catch (_) {
+          return;
+        }
+        handlers.message(record);
+      };
       source.onerror = async () => {
         handlers.down();
         if (source.readyState !== EventSource.CLOSED) return; // the browser reconnects by itself

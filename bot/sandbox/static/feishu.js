@@ -874,13 +874,7 @@
           hooks.liveChanged();
           scheduleRefresh();
         },
-        message: (e) => {
-          let record;
-          try {
-            record = JSON.parse(e.data);
-          } catch (_) {
-            return;
-          }
+        message: (record) => {
           if (record.user && record.user === st.openId) scheduleRefresh();
           else if (record.user && record.change === "message" && record.from === "bot" && !st.unread.has(record.user)) {
             st.unread.add(record.user);
