@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections import Counter
+from collections.abc import Mapping
 from datetime import date
 from enum import StrEnum
 from functools import cached_property
@@ -265,6 +267,34 @@ class Organisation(_Strict):
     name: str
 
 
+def check_people(by_id: Mapping[str, Person]) -> None:
+    """Managers exist and form no loop; Slack ids, Feishu ids and emails are unique.
+
+    Linear in the number of people: each person's management line is walked once, since a
+    line already proven to reach the top is remembered.
+    """
+    for p in by_id.values():
+        if p.manager is not None and p.manager not in by_id:
+            raise ValueError(f"person {p.id!r} has manager {p.manager!r}, who is not in people")
+        if p.manager == p.id:
+            raise ValueError(f"person {p.id!r} is their own manager")
+    reaches_top: set[str] = set()
+    for p in by_id.values():  # a manager loop would make escalation go round forever
+        line, seen, cur = [], {p.id}, p.manager
+        while cur is not None and cur not in reaches_top:
+            if cur in seen:
+                raise ValueError(f"the managers of {p.id!r} form a loop through {cur!r}")
+            seen.add(cur)
+            line.append(cur)
+            cur = by_id[cur].manager
+        reaches_top.update(line)
+        reaches_top.add(p.id)
+    for field_name in ("slack_user_id", "feishu_open_id", "email"):
+        counts = Counter(v for p in by_id.values() if (v := getattr(p, field_name)))
+        if dupes := sorted(v for v, n in counts.items() if n > 1):
+            raise ValueError(f"{field_name} used by more than one person: {dupes}")
+
+
 class OrgConfig(_Strict):
     """The whole organisation file."""
 
@@ -276,28 +306,16 @@ class OrgConfig(_Strict):
 
     @model_validator(mode="after")
     def _cross_references(self) -> OrgConfig:
-        ids = [p.id for p in self.people]
-        if dupes := {i for i in ids if ids.count(i) > 1}:
-            raise ValueError(f"duplicate person ids: {sorted(dupes)}")
-        known = set(ids)
+        # linear in the number of people: one lookup table, duplicates counted once
+        by_id = {p.id: p for p in self.people}
+        if len(by_id) != len(self.people):
+            counts = Counter(p.id for p in self.people)
+            raise ValueError(
+                f"duplicate person ids: {sorted(i for i, n in counts.items() if n > 1)}"
+            )
+        check_people(by_id)
+        known = by_id.keys()
         roles = {r for p in self.people for r in p.roles}
-        for p in self.people:
-            if p.manager is not None and p.manager not in known:
-                raise ValueError(f"person {p.id!r} has manager {p.manager!r}, who is not in people")
-            if p.manager == p.id:
-                raise ValueError(f"person {p.id!r} is their own manager")
-        for p in self.people:  # a manager loop would make escalation go round forever
-            seen, cur = {p.id}, p.manager
-            by_id = {q.id: q for q in self.people}
-            while cur is not None:
-                if cur in seen:
-                    raise ValueError(f"the managers of {p.id!r} form a loop through {cur!r}")
-                seen.add(cur)
-                cur = by_id[cur].manager
-        for field_name in ("slack_user_id", "feishu_open_id", "email"):
-            values = [getattr(p, field_name) for p in self.people if getattr(p, field_name)]
-            if dupes := {v for v in values if values.count(v) > 1}:
-                raise ValueError(f"{field_name} used by more than one person: {sorted(dupes)}")
         leave_keys = {t.key for t in self.leave_types}
         for proc in self.processes:
             for step in proc.steps:

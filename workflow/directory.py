@@ -72,8 +72,23 @@ class Directory:
             cur = self.manager_of(cur.id)
         return line
 
+    @cached_property
+    def _by_role(self) -> dict[str, list[Person]]:
+        out: dict[str, list[Person]] = {}
+        for p in self:
+            for role in p.roles:
+                out.setdefault(role, []).append(p)
+        return out
+
+    @cached_property
+    def _by_team(self) -> dict[str, list[Person]]:
+        out: dict[str, list[Person]] = {}
+        for p in self:
+            out.setdefault(self.team_of(p.id), []).append(p)
+        return out
+
     def with_role(self, role: str) -> list[Person]:
-        return [p for p in self if role in p.roles]
+        return list(self._by_role.get(role, ()))
 
     def team_of(self, person_id: str) -> str:
         """A person's team name; people with no team form one with their manager's reports."""
@@ -81,7 +96,7 @@ class Directory:
         return p.team or f"reports-of-{p.manager or p.id}"
 
     def team_members(self, team: str) -> list[Person]:
-        return [p for p in self if self.team_of(p.id) == team]
+        return list(self._by_team.get(team, ()))
 
     def timezone_of(self, person_id: str) -> ZoneInfo:
         return zone(self.get(person_id).timezone)
