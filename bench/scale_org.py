@@ -15,6 +15,8 @@ import re
 import sys
 from importlib import resources
 
+from workflow.config import OrgConfig, load_config
+
 # (country, subdivision, timezone, locale)
 PLACES = [
     ("CN", None, "Asia/Shanghai", "zh"),
@@ -80,6 +82,15 @@ def people(count: int, seed: int = 16) -> list[dict[str, object]]:
         add(lead, f"team-{lead}")
         i += 1
     return rows
+
+
+def org_config(count: int, org_id: str = "scale", seed: int = 16) -> OrgConfig:
+    """The organisation as a validated OrgConfig, built without writing TOML (for tests and benches)."""
+    demo = load_config()
+    data = demo.model_dump(mode="json", exclude={"people", "organisation"})
+    data["organisation"] = {"id": org_id, "name": "Scale Test Inc"}
+    data["people"] = people(count, seed)
+    return OrgConfig.model_validate(data)
 
 
 def _toml_value(v: object) -> str:

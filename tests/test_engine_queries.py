@@ -114,13 +114,16 @@ async def test_pending_actions_are_visible_only_to_their_person(engine: Engine):
 
 
 async def test_old_leave_leaves_the_calendar_so_transitions_do_not_slow_down(engine: Engine, clock):
-    """Leave that ended months ago is pruned from the shared calendar and the away set on later writes."""
+    """Leave that ended months ago is pruned from the shared calendar, the away index and the ledger."""
     from datetime import timedelta
 
     old = await submitted(engine, fields=ANNUAL_2_DAYS)
     await engine.decide(old.id, 0, "wangfang", "approve")
     r = engine.store.redis
-    assert await r.hlen(engine.keys.leave_calendar) == 1 and await r.zcard(engine.keys.away) == 1
+    ledger = engine.keys.ledger("zhangsan")
+    assert await r.hlen(engine.keys.leave_calendar) == 1
+    assert await r.hget(engine.keys.away_by, "zhangsan") == f"2026-12-15|2026-12-14|{old.id}"
+    assert await r.hexists(ledger, f"leave:{old.id}")
     clock.advance(timedelta(days=200))
     await submitted(
         engine,
@@ -130,7 +133,13 @@ async def test_old_leave_leaves_the_calendar_so_transitions_do_not_slow_down(eng
     assert await r.hkeys(engine.keys.leave_calendar) == [
         f"lisi|{(await engine.my_requests('lisi'))[0].id}"
     ]
-    assert await r.zcard(engine.keys.away) == 0
+    new = await submitted(
+        engine, fields={"leave_type": "annual", "start": "2027-06-28", "end": "2027-06-29"}
+    )
+    await engine.decide(new.id, 0, "wangfang", "approve")
+    assert await r.hget(engine.keys.away_by, "zhangsan") == f"2027-06-29|2027-06-28|{new.id}"
+    assert not await r.hexists(ledger, f"leave:{old.id}")  # the days used are still counted:
+    assert (await engine.balances("zhangsan", 2026))[0].used == 2
     assert old.id in {
         x.id for x in await engine.my_requests("zhangsan")
     }  # the person's own history stays

@@ -17,7 +17,7 @@ def big_toml() -> str:
     return org_toml(2_000)
 
 
-def test_a_generated_organisation_of_three_thousand_people_loads(big_toml):
+def test_a_generated_organisation_of_two_thousand_people_loads(big_toml):
     """Thousands of people in a tree 5–6 deep, in CN, GB and the US, validate as one organisation."""
     config = parse_config(big_toml)
     d = Directory(config)

@@ -20,7 +20,7 @@ from workflow.clock import FixedClock
 from workflow.config import OrgConfig
 from workflow.engine import Engine, Outcome
 from workflow.errors import InsufficientBalance, InvalidState, NotAllowed
-from workflow.leave import LEAVE_PREFIX
+from workflow.leave import LEAVE_PREFIX, parse_ledger_value
 from workflow.models import PendingStatus, Request, RequestStatus, StepStatus
 from workflow.store import Conflict, Tx
 
@@ -202,7 +202,7 @@ async def test_200_concurrent_final_approvals_use_the_days_once(engines: list[En
     )
     assert await sick_balance(e0) == (0, 6)
     ledger = await e0.store.redis.hgetall(e0.keys.ledger("zhangsan"))
-    assert json.loads(ledger[LEAVE_PREFIX + req.id])["status"] == "approved"
+    assert parse_ledger_value(req.id, "zhangsan", ledger[LEAVE_PREFIX + req.id]).status == "approved"
 
 
 async def test_200_concurrent_approvals_and_rejections_let_exactly_one_win(

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 import structlog
 
+from workflow import away
 from workflow.errors import ValidationFailed
 from workflow.models import Delegation, EventType, Request
 from workflow.store import Tx
@@ -41,6 +42,7 @@ async def store(engine: Engine, d: Delegation, tx: Tx | None = None) -> Tx:
     keys = engine.keys
     tx.hset(keys.delegations, f"{d.person}|{d.id}", d.model_dump_json())
     today = engine.today_for(d.person)
+    away.add_delegation(tx, keys, d, engine.directory, today)
     if d.start > today:
         tz = ZoneInfo(engine.person(d.person).timezone)
         starts = datetime.combine(d.start, time(0, 0), tz)
@@ -92,7 +94,7 @@ async def reassign(
             routed_from=d.person,
         )
         schedule_step(change, step, engine.setting)
-        change.finish(keys)
+        change.finish(engine.setting)
         moved += 1
     if release:
         tx.zrem(keys.due_leases, release)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 import structlog
 
-from workflow import delegation, leave
+from workflow import away, delegation, leave
 from workflow.chain import resolve_chain
 from workflow.clock import Clock
 from workflow.config import OrgConfig
@@ -61,7 +61,6 @@ from workflow.transitions import (
     Change,
     Setting,
     advance,
-    away_read,
     close_open_steps,
     due_member,
     move_leave,
@@ -219,6 +218,7 @@ class Engine(Queries):
                 )
         req_key, pending_key = self.keys.request(request.id), self.keys.pending(pending.id)
         tx.expect(req_key, 0).put(req_key, request)
+        tx.hset(req_key, away.REACH_FIELD, away.request_reach(self.directory, request))
         tx.pexpire(req_key, self.config.policy.draft_ttl_days * 86_400_000)
         tx.expect(pending_key, 0).put(pending_key, pending)
         # kept past expiry so a late click is told "expired", not "unknown"
@@ -240,11 +240,11 @@ class Engine(Queries):
     async def _submit_once(
         self, draft_id: str, actor: str, pending: PendingAction | None
     ) -> Request:
-        raw, ledger, cal, dels = await self.store.read(
-            hmget_record(self.keys.request(draft_id)),
+        req_key = self.keys.request(draft_id)
+        raw, ledger, reachable = await self.store.read(
+            hmget_record(req_key),
             ("hgetall", [self.keys.ledger(actor)]),
-            away_read(self.keys, self._utc_today()),
-            ("hgetall", [self.keys.delegations]),
+            away.read(self.keys, req_key),
         )
         req = versioned(Request, raw)
         if req is None:
@@ -281,21 +281,20 @@ class Engine(Queries):
         req.submitted_at = change.now
         change.log(actor, "submitted")
         change.emit(EventType.REQUEST_SUBMITTED)
-        avail = self.availability(cal, dels)
-        advance(change, 0, self.setting, avail)
+        advance(change, 0, self.setting, away.parse(reachable))
         if req.status is RequestStatus.PENDING:
             expires = change.now + timedelta(days=self.config.policy.expire_after_days)
             change.tx.zadd(
                 self.keys.due, int(expires.timestamp() * 1000), due_member("expire", req.id)
             )
-        move_leave(change, self.keys, RequestStatus.DRAFT, ledger_version)
+        move_leave(change, self.setting, RequestStatus.DRAFT, ledger_version)
         tx = change.tx
         tx.persist(self.keys.request(req.id))
         score = int(change.now.timestamp() * 1000)
         tx.zadd(self.keys.user_requests(actor), score, req.id)
         tx.zadd(self.keys.all_requests, score, req.id)
         self._confirm_into(tx, pending, req)
-        await self.store.apply(change.finish(self.keys))
+        await self.store.apply(change.finish(self.setting))
         log.info(
             "request_submitted",
             request_id=req.id,
@@ -319,10 +318,10 @@ class Engine(Queries):
                 f"Request {request_id} is {request.status.value}; there is nothing to decide.",
                 zh=f"申请 {request_id} 已{_STATUS_ZH[request.status]}，没有需要审批的步骤。",
             )
-        [dels] = await self.store.read(("hgetall", [self.keys.delegations]))
-        self._check_decider(
-            request, step.index, actor, decision, comment, self.availability([], dels)
+        [reachable] = await self.store.read(
+            away.read(self.keys, self.keys.request(request_id), [actor])
         )
+        self._check_decider(request, step.index, actor, decision, comment, away.parse(reachable))
         payload = {"step": step.index, "decision": decision.value, "comment": comment}
         return await self._store_pending(PendingKind.DECIDE, actor, request, payload)
 
@@ -374,10 +373,9 @@ class Engine(Queries):
         comment: str | None,
         pending: PendingAction | None,
     ) -> Request:
-        raw, cal, dels = await self.store.read(
-            hmget_record(self.keys.request(request_id)),
-            away_read(self.keys, self._utc_today()),
-            ("hgetall", [self.keys.delegations]),
+        req_key = self.keys.request(request_id)
+        raw, reachable = await self.store.read(
+            hmget_record(req_key), away.read(self.keys, req_key, [actor])
         )
         req = versioned(Request, raw)
         if req is None or req.status is RequestStatus.DRAFT:
@@ -411,7 +409,7 @@ class Engine(Queries):
                 f"Step {index + 1} of request {request_id} is not open; nothing changed.",
                 zh=f"申请 {request_id} 的第 {index + 1} 步还未开始或已结束，未做任何更改。",
             )
-        avail = self.availability(cal, dels)
+        avail = away.parse(reachable)
         self._check_decider(req, index, actor, decision, comment, avail)
         change = Change(req, self._now(actor))
         step.status, step.decided_by, step.decided_at = done, actor, change.now
@@ -432,9 +430,9 @@ class Engine(Queries):
         else:
             change.emit(EventType.STEP_APPROVED, step=index, by=actor, comment=step.comment)
             advance(change, index + 1, self.setting, avail)
-        move_leave(change, self.keys, before, None)
+        move_leave(change, self.setting, before, None)
         self._confirm_into(change.tx, pending, req)
-        await self.store.apply(change.finish(self.keys))
+        await self.store.apply(change.finish(self.setting))
         log.info(
             "request_decided",
             request_id=req.id,
@@ -497,9 +495,9 @@ class Engine(Queries):
         req.status, req.decided_at = RequestStatus.WITHDRAWN, change.now
         change.log(actor, "withdrawn", comment=(reason or "").strip() or None)
         change.emit(EventType.REQUEST_WITHDRAWN, assignee=assignee, reason=reason)
-        move_leave(change, self.keys, RequestStatus.PENDING, None)
+        move_leave(change, self.setting, RequestStatus.PENDING, None)
         self._confirm_into(change.tx, pending, req)
-        await self.store.apply(change.finish(self.keys))
+        await self.store.apply(change.finish(self.setting))
         log.info("request_withdrawn", request_id=req.id, actor=actor)
         return req
 
@@ -550,7 +548,7 @@ class Engine(Queries):
             EventType.REMINDER_SENT, step=step.index, assignee=step.assignee, note=note, by=actor
         )
         self._confirm_into(change.tx, pending, req)
-        await self.store.apply(change.finish(self.keys))
+        await self.store.apply(change.finish(self.setting))
         return req
 
     # --- pending actions ----------------------------------------------------------------------

@@ -57,12 +57,22 @@ class OrgKeys:
 
     @property
     def away(self) -> str:
-        """Sorted set `<person>|<start>|<end>|<request>` of approved leave, scored by its last day.
-
-        Routing reads only leave that has not ended yet, so a transition's read never grows
-        with the organisation's history.
-        """
+        """(Older layout, read only by `approvals-bot migrate`) sorted set of approved leave."""
         return f"{self.tag}:away"
+
+    @property
+    def away_by(self) -> str:
+        """Hash person → `end|start|request;…`: their approved leave not yet ended (see away.py).
+
+        Routing looks up only the people a request can reach, so a transition's read never
+        grows with how many people are away or with the organisation's history.
+        """
+        return f"{self.tag}:away_by"
+
+    @property
+    def deleg_by(self) -> str:
+        """Hash person → `end|start|delegate|id|managers;…`: their delegations not yet ended."""
+        return f"{self.tag}:deleg_by"
 
     @property
     def due(self) -> str:

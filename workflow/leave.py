@@ -99,16 +99,40 @@ def entry_for(
     )
 
 
-def ledger_entries(ledger: Mapping[str, str]) -> list[LeaveEntry]:
+def ledger_value(e: LeaveEntry) -> str:
+    """A ledger entry as stored: `end|start|halves|status`, its last day first so Lua can prune it."""
+    halves = ("s" if e.start_half else "") + ("e" if e.end_half else "")
+    return f"{e.end.isoformat()}|{e.start.isoformat()}|{halves}|{e.status.value}"
+
+
+def parse_ledger_value(request_id: str, person: str, value: str) -> LeaveEntry:
+    """A stored ledger entry: the compact form, or the JSON of the older layout."""
+    if value.startswith("{"):
+        return LeaveEntry.model_validate_json(value)
+    end, start, halves, status = value.split("|")
+    return LeaveEntry(
+        request_id=request_id,
+        person=person,
+        start=start,
+        end=end,
+        start_half="s" in halves,
+        end_half="e" in halves,
+        status=RequestStatus(status),
+    )
+
+
+def ledger_entries(ledger: Mapping[str, str], person: str = "") -> list[LeaveEntry]:
     """The pending and approved leaves recorded in a person's ledger."""
     return [
-        LeaveEntry.model_validate_json(v) for k, v in ledger.items() if k.startswith(LEAVE_PREFIX)
+        parse_ledger_value(k[len(LEAVE_PREFIX) :], person, v)
+        for k, v in ledger.items()
+        if k.startswith(LEAVE_PREFIX)
     ]
 
 
 def check_overlap(entry: LeaveEntry, ledger: Mapping[str, str]) -> None:
     """Refuse leave that overlaps the person's own pending or approved leave."""
-    for other in ledger_entries(ledger):
+    for other in ledger_entries(ledger, entry.person):
         if other.request_id != entry.request_id and entry.overlaps(other):
             raise OverlappingLeave(
                 f"You already have {other.status.value} leave from {other.start} to {other.end} "

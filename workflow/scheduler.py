@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import cached_property
 from importlib import resources
 
 import structlog
 
+from workflow import away
 from workflow.chain import FALLBACK_ROLE
 from workflow.engine import Engine
 from workflow.models import Delegation, EventType, Request, RequestStatus, Step
@@ -22,7 +24,6 @@ from workflow.routing import route
 from workflow.store import Conflict, Tx, hmget_record, versioned
 from workflow.transitions import (
     Change,
-    away_read,
     close_open_steps,
     move_leave,
     schedule_step,
@@ -101,10 +102,9 @@ class Scheduler:
         if item.kind == "delegate":
             return await self._start_delegation(item)
         engine = self.engine
-        raw, away, dels = await engine.store.read(
-            hmget_record(self.keys.request(item.target)),
-            away_read(self.keys, self._now().date()),
-            ("hgetall", [self.keys.delegations]),
+        req_key = self.keys.request(item.target)
+        raw, reachable = await engine.store.read(
+            hmget_record(req_key), away.read(self.keys, req_key, self._escalation_roles)
         )
         req = versioned(Request, raw)
         if req is None or req.status is not RequestStatus.PENDING:
@@ -117,13 +117,13 @@ class Scheduler:
         if item.kind == "remind":
             return await self._remind(item, req, step)
         if item.kind == "escalate":
-            return await self._escalate(item, req, step, engine.availability(away, dels))
+            return await self._escalate(item, req, step, away.parse(reachable))
         log.warning("unknown_due_item", item=item.member)
         return await self._release(item)
 
     async def _finish(self, item: DueItem, change: Change) -> None:
         change.tx.zrem(self.keys.due_leases, item.member)
-        await self.engine.store.apply(change.finish(self.keys))
+        await self.engine.store.apply(change.finish(self.engine.setting))
 
     async def _remind(self, item: DueItem, req: Request, step: Step) -> str:
         if step.reminders >= step.max_reminders or step.assignee is None:
@@ -148,6 +148,18 @@ class Scheduler:
         )  # the next, if any is left
         await self._finish(item, change)
         return "reminded"
+
+    @cached_property
+    def _escalation_roles(self) -> list[str]:
+        """Holders of the roles a step may escalate to (their availability is read with the request)."""
+        d = self.engine.directory
+        roles = {FALLBACK_ROLE} | {
+            s.escalate_to.partition(":")[2]
+            for proc in self.engine.config.processes
+            for s in proc.steps
+            if s.escalate_to.startswith("role:")
+        }
+        return away.reach_of(d, (p.id for role in sorted(roles) for p in d.with_role(role)))
 
     def _escalation_target(self, req: Request, step: Step) -> str | None:
         d = self.engine.directory
@@ -202,7 +214,7 @@ class Scheduler:
             comment=f"No decision within {days} days; the request expired and its days were released.",
         )
         change.emit(EventType.REQUEST_EXPIRED, assignee=assignee)
-        move_leave(change, self.keys, RequestStatus.PENDING, None)
+        move_leave(change, self.engine.setting, RequestStatus.PENDING, None)
         await self._finish(item, change)
         return "expired"
 

@@ -7,6 +7,7 @@ So each transition costs one round trip to read and one to write, on Redis or Re
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,12 @@ R = TypeVar("R", bound=BaseModel)
 # Outbox length kept by XADD's approximate trim: far beyond what the notifier lags by.
 OUTBOX_MAXLEN = 100_000
 _APPLY_LUA = resources.files("workflow").joinpath("lua", "apply.lua").read_text("utf-8")
+# Read-only scripts run inside a read's pipeline by EVALSHA (loaded once per Redis on NOSCRIPT).
+READ_SCRIPTS = {
+    name: resources.files("workflow").joinpath("lua", f"{name}.lua").read_text("utf-8")
+    for name in ("avail",)
+}
+_READ_SHAS = {name: hashlib.sha1(text.encode()).hexdigest() for name, text in READ_SCRIPTS.items()}
 
 
 class Conflict(Exception):
@@ -106,6 +113,21 @@ class Tx:
         self.ops.append(["zprune", self._k(zset), self._k(hash_key), max_score])
         return self
 
+    def span(self, key: str, field: str, add: str, remove: str, horizon: str) -> Tx:
+        """Edit a list kept in one hash field (items start with their last day, ISO):
+        drop items that ended before `horizon` and the item `remove`, then add `add` ('' adds none)."""
+        self.ops.append(["span", self._k(key), field, add, remove, horizon])
+        return self
+
+    def lprune(self, key: str, prefix: str, horizon: str) -> Tx:
+        """Drop a ledger's leave entries (fields starting with `prefix`) that ended before `horizon`."""
+        self.ops.append(["lprune", self._k(key), prefix, horizon])
+        return self
+
+    def delete(self, key: str) -> Tx:
+        self.ops.append(["del", self._k(key)])
+        return self
+
     def pexpire(self, key: str, ms: int) -> Tx:
         self.ops.append(["pexpire", self._k(key), ms])
         return self
@@ -182,12 +204,21 @@ class Store:
     async def read(self, *calls: tuple[str, Sequence[Any]]) -> list[Any]:
         """Run several read commands in one round trip, e.g. ("hgetall", [key])."""
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for name, args in calls:
-                    getattr(pipe, name)(*args)
-                return await pipe.execute()
+            try:
+                return await self._pipelined(calls)
+            except redis.exceptions.NoScriptError:
+                # a fresh (or flushed) Redis: load the read scripts once, then read again
+                for text in READ_SCRIPTS.values():
+                    await self.redis.script_load(text)
+                return await self._pipelined(calls)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
             raise StoreUnavailable("The database is unreachable. Try again shortly.") from e
+
+    async def _pipelined(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name, args in calls:
+                getattr(pipe, name)(*args)
+            return await pipe.execute()
 
 
 def versioned(model: type[R], raw: Sequence[Any] | None) -> R | None:
@@ -197,6 +228,11 @@ def versioned(model: type[R], raw: Sequence[Any] | None) -> R | None:
     record = model.model_validate_json(raw[1])
     record.version = int(raw[0] or 0)  # type: ignore[attr-defined]
     return record
+
+
+def script_read(name: str, keys: Sequence[str], args: Sequence[Any]) -> tuple[str, list[Any]]:
+    """The read call running one of READ_SCRIPTS on `keys` with `args`, inside a pipelined read."""
+    return ("evalsha", [_READ_SHAS[name], len(keys), *keys, *args])
 
 
 def hmget_record(key: str) -> tuple[str, Sequence[Any]]:

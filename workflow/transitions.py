@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from workflow import away
 from workflow.clock import Clock, today_in
 from workflow.config import Policy
 from workflow.directory import Directory
 from workflow.keys import OrgKeys
-from workflow.leave import LEAVE_PREFIX, entry_for, reserved_field, used_field
+from workflow.leave import LEAVE_PREFIX, entry_for, ledger_value, reserved_field, used_field
 from workflow.models import (
     EventType,
     HistoryEntry,
@@ -48,10 +49,19 @@ class Change:
     def emit(self, type_: EventType, **data: Any) -> None:
         self.events.append({"type": type_.value, **data})
 
-    def finish(self, keys: OrgKeys) -> Tx:
-        """Write the request (guarded by the version it was read at) and queue the events."""
-        req = self.request
-        self.tx.expect(keys.request(req.id), req.version).put(keys.request(req.id), req)
+    def finish(self, s: Setting) -> Tx:
+        """Write the request (guarded by the version it was read at) and queue the events.
+
+        An open request also keeps the people its routing can reach (away.REACH_FIELD), so the
+        next transition reads the availability of those people only; a decided one drops it.
+        """
+        req, keys = self.request, s.keys
+        key = keys.request(req.id)
+        self.tx.expect(key, req.version).put(key, req)
+        if req.status.is_final:
+            self.tx.hdel(key, away.REACH_FIELD)
+        else:
+            self.tx.hset(key, away.REACH_FIELD, away.request_reach(s.directory, req))
         for event in self.events:
             data = {k: v for k, v in event.items() if k != "type"}
             self.tx.xadd(
@@ -168,16 +178,19 @@ def close_open_steps(change: Change, s: Setting) -> None:
 
 
 def move_leave(
-    change: Change, keys: OrgKeys, before: RequestStatus, ledger_version: int | None
+    change: Change, s: Setting, before: RequestStatus, ledger_version: int | None
 ) -> None:
-    """Keep the requester's ledger and the leave calendar in step with the request's status.
+    """Keep the requester's ledger, the leave calendar and the away index in step with the request.
 
     Submitting reserves the days, approval turns them into used days, a rejection or a
     withdrawal releases them. `ledger_version` guards the ledger when the change adds days.
+    The ledger keeps only leave that a new request could still overlap: entries that ended
+    before the earliest day one may be booked (policy.max_days_back) are dropped as it is written.
     """
-    req = change.request
+    req, keys = change.request, s.keys
     if not req.is_leave or before == req.status:
         return
+    today = change.now.date()
     ledger = keys.ledger(req.requester)
     tx = change.tx
     if ledger_version is not None:
@@ -186,7 +199,8 @@ def move_leave(
     leave_type = req.fields["leave_type"]
     by_year = {int(y): float(d) for y, d in req.derived.get("days_by_year", {}).items()}
     calendar_field = f"{req.requester}|{req.id}"
-    entry = entry_for(req.id, req.requester, req.fields, req.status).model_dump_json()
+    entry_obj = entry_for(req.id, req.requester, req.fields, req.status)
+    entry = entry_obj.model_dump_json()
     was_reserved = before is RequestStatus.PENDING
     for year, days in by_year.items():
         if was_reserved:
@@ -197,33 +211,23 @@ def move_leave(
             tx.hincrbyfloat(ledger, used_field(year, leave_type), days)
     end = date.fromisoformat(req.fields["end"])
     if req.status in (RequestStatus.PENDING, RequestStatus.APPROVED):
-        tx.hset(ledger, LEAVE_PREFIX + req.id, entry)
+        tx.hset(ledger, LEAVE_PREFIX + req.id, ledger_value(entry_obj))
         tx.hset(keys.leave_calendar, calendar_field, entry)
         tx.zadd(keys.leave_ends, end.toordinal(), calendar_field)
     else:
         tx.hdel(ledger, LEAVE_PREFIX + req.id)
         tx.hdel(keys.leave_calendar, calendar_field)
         tx.zrem(keys.leave_ends, calendar_field)
+    span = (req.requester, req.fields["start"], req.fields["end"], req.id, today)
     if req.status is RequestStatus.APPROVED:
-        tx.zadd(
-            keys.away,
-            end.toordinal(),
-            away_member(req.requester, req.fields["start"], req.fields["end"], req.id),
-        )
-    # keep the calendar to what "who is out" and routing can still ask about
-    horizon = change.now.date().toordinal() - CALENDAR_KEEP_DAYS
-    tx.zprune(keys.leave_ends, keys.leave_calendar, horizon)
-    tx.zremrangebyscore(keys.away, change.now.date().toordinal() - 2)
+        away.add_away(tx, keys, *span)
+    elif before is RequestStatus.APPROVED:
+        away.drop_away(tx, keys, *span)
+    horizon = today - timedelta(days=s.policy.max_days_back + away.KEEP_DAYS)
+    tx.lprune(ledger, LEAVE_PREFIX, horizon.isoformat())
+    # keep the calendar to what "who is out" can still ask about
+    tx.zprune(keys.leave_ends, keys.leave_calendar, today.toordinal() - CALENDAR_KEEP_DAYS)
 
 
 # Leave that ended longer ago than this leaves the calendar (the ledger keeps the person's own).
 CALENDAR_KEEP_DAYS = 120
-
-
-def away_member(person: str, start: str, end: str, request_id: str) -> str:
-    return f"{person}|{start}|{end}|{request_id}"
-
-
-def away_read(keys: OrgKeys, today: date) -> tuple[str, list]:
-    """The read call for approved leave that has not ended by `today` (minus a day for timezones)."""
-    return ("zrangebyscore", [keys.away, today.toordinal() - 1, "+inf"])

@@ -11,7 +11,7 @@ for _, g in ipairs(spec.g) do
 end
 local known = {put=1, hset=1, hdel=1, hincrby=1, hincrbyfloat=1, zadd=1, zrem=1,
                sadd=1, srem=1, pexpire=1, persist=1, xadd=1,
-               zremrangebyscore=1, zprune=1}
+               zremrangebyscore=1, zprune=1, span=1, lprune=1, del=1}
 for _, o in ipairs(spec.o) do
   -- validate everything first: Redis does not roll back a script that fails half way
   if not known[o[1]] or not KEYS[o[2]] or (o[1] == 'zprune' and not KEYS[o[3]]) then
@@ -53,6 +53,42 @@ for _, o in ipairs(spec.o) do
       redis.call('HDEL', KEYS[o[3]], f)
     end
     redis.call('ZREMRANGEBYSCORE', k, '-inf', o[4])
+  elseif op == 'span' then
+    -- a list kept in one hash field, items "YYYY-MM-DD|..." (their last day first) joined by ';':
+    -- drop items ended before o[6] and the item o[5], then add the item o[4] ('' adds nothing)
+    local cur = redis.call('HGET', k, o[3])
+    local keep = {}
+    if cur then
+      for it in string.gmatch(cur, '[^;]+') do
+        if it:sub(1, 10) >= o[6] and it ~= o[5] and it ~= o[4] then
+          table.insert(keep, it)
+        end
+      end
+    end
+    if o[4] ~= '' then
+      table.insert(keep, o[4])
+    end
+    if #keep == 0 then
+      redis.call('HDEL', k, o[3])
+    else
+      redis.call('HSET', k, o[3], table.concat(keep, ';'))
+    end
+  elseif op == 'lprune' then
+    -- drop the fields starting with o[3] whose leave ended before o[4]: the value starts with
+    -- its last day ("YYYY-MM-DD|..."), or is the older JSON with an "end" member
+    local all = redis.call('HGETALL', k)
+    local plen = #o[3]
+    for j = 1, #all, 2 do
+      local f, v = all[j], all[j + 1]
+      if f:sub(1, plen) == o[3] then
+        local last = v:sub(1, 1) == '{' and string.match(v, '"end":"([%d%-]+)"') or v:sub(1, 10)
+        if last and last < o[4] then
+          redis.call('HDEL', k, f)
+        end
+      end
+    end
+  elseif op == 'del' then
+    redis.call('DEL', k)
   elseif op == 'xadd' then
     table.insert(ids, redis.call('XADD', k, 'MAXLEN', '~', o[3], '*', unpack(o[4])))
   end

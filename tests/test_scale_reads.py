@@ -1,0 +1,151 @@
+"""A transition reads the same keys and bytes whether 10 or 2,000 people are away.
+
+Submit and decide route the request's open step past approvers who are on leave. They
+look up only the people the request can reach (its approvers, the managers above them and
+the delegates they lead to), never the organisation's whole current leave.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from bench.scale_org import org_config
+from workflow.config import OrgConfig
+from workflow.engine import Engine
+from workflow.models import Request, RequestStatus, Step, StepStatus
+from workflow.store import Tx
+from workflow.transitions import Change, move_leave
+
+AWAY = {"leave_type": "annual", "start": "2026-11-30", "end": "2026-12-04"}
+
+
+@pytest.fixture(scope="module")
+def big() -> OrgConfig:
+    return org_config(2_100)
+
+
+@pytest.fixture
+def config(big: OrgConfig) -> OrgConfig:
+    org = big.organisation.model_copy(update={"id": "t" + secrets.token_hex(6)})
+    return big.model_copy(update={"organisation": org})
+
+
+class ReadLog:
+    """Every read the engine makes: the commands, the keys they name and the bytes of the reply."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.calls: list[tuple[str, list[str]]] = []
+        self.bytes = 0
+        self.writes = 0
+        store, read, apply = engine.store, engine.store.read, engine.store.apply
+
+        async def counting_read(*calls: tuple[str, Any]) -> list[Any]:
+            result = await read(*calls)
+            for name, args in calls:
+                keys = list(args[2 : 2 + args[1]]) if name == "evalsha" else [args[0]]
+                self.calls.append((name, keys))
+            self.bytes += len(json.dumps(result, default=str))
+            return result
+
+        async def counting_apply(tx: Tx) -> list[str]:
+            self.writes += 1
+            return await apply(tx)
+
+        store.read, store.apply = counting_read, counting_apply  # type: ignore[method-assign]
+
+    def reset(self) -> None:
+        self.calls, self.bytes, self.writes = [], 0, 0
+
+
+async def book_approved_leave(engine: Engine, people: list[str]) -> None:
+    """Record approved leave this week for each person, through the transitions' own writes."""
+    now = datetime(2026, 12, 2, 9, 0, tzinfo=engine.directory.timezone_of(people[0]))
+    for start in range(0, len(people), 250):
+        tx = Tx()
+        for pid in people[start : start + 250]:
+            req = Request(
+                id=f"R-A{pid[1:]}XX",
+                process="leave",
+                kind="leave",
+                requester=pid,
+                status=RequestStatus.APPROVED,
+                fields=AWAY,
+                derived={"working_days": 5, "days_by_year": {"2026": 5}},
+                steps=[
+                    Step(
+                        index=0,
+                        name="Manager",
+                        name_zh="-",
+                        approver=pid,
+                        status=StepStatus.APPROVED,
+                    )
+                ],
+                created_at=now,
+            )
+            move_leave(Change(req, now, tx=tx), engine.setting, RequestStatus.PENDING, None)
+        await engine.store.apply(tx)
+
+
+async def one_submit_and_decide(engine: Engine, log: ReadLog, requester: str) -> dict[str, Any]:
+    proposal = await engine.prepare_submit(
+        requester, "leave", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+    )
+    log.reset()
+    req = await engine.submit(proposal.request.id, requester)
+    submit = {
+        "calls": len(log.calls),
+        "bytes": log.bytes,
+        "trips": len(log.calls) and 1 + log.writes,
+    }
+    submit_keys = [k for _, keys in log.calls for k in keys]
+    log.reset()
+    approver = req.open_step().assignee
+    decided = await engine.decide(req.id, 0, approver, "approve")
+    assert decided.status is RequestStatus.APPROVED
+    decide = {"calls": len(log.calls), "bytes": log.bytes, "trips": 1 + log.writes}
+    decide_keys = [k for _, keys in log.calls for k in keys]
+    keys = [k.replace(req.id, "R").replace(requester, "X") for k in submit_keys + decide_keys]
+    return {"submit": submit, "decide": decide, "keys": keys}
+
+
+async def test_a_submits_reads_do_not_depend_on_how_many_people_are_away(engine: Engine):
+    """With 10 and then 2,000 people on approved leave this week, a leave's submit and its
+    decision read the same keys and the same number of bytes, in 2 round trips each."""
+    d = engine.directory
+    first, second = "p00347", "p00348"  # two team leads under one manager
+    assert d.get(first).manager == d.get(second).manager
+    reach = {first, second} | {m.id for p in (first, second) for m in d.managers_above(p)}
+    others = [p.id for p in d if p.id not in reach]
+    log = ReadLog(engine)
+
+    await book_approved_leave(engine, others[:10])
+    few = await one_submit_and_decide(engine, log, first)
+    await book_approved_leave(engine, others[10:2_000])
+    many = await one_submit_and_decide(engine, log, second)
+
+    assert await engine.store.redis.hlen(engine.keys.away_by) >= 2_000
+    for kind in ("submit", "decide"):
+        assert few[kind]["calls"] == many[kind]["calls"]
+        assert few[kind]["trips"] == many[kind]["trips"] == 2
+        assert abs(few[kind]["bytes"] - many[kind]["bytes"]) <= 16, (kind, few, many)
+    assert few["keys"] == many["keys"]
+    assert engine.keys.leave_calendar not in many["keys"]
+
+
+async def test_an_approver_on_leave_is_still_routed_past(engine: Engine):
+    """Reading only the request's reach still sees that its approver is away this week."""
+    requester = "p02002"
+    manager = engine.directory.get(requester).manager
+    await book_approved_leave(engine, [manager])
+    proposal = await engine.prepare_submit(
+        requester, "leave", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+    )
+    req = await engine.submit(proposal.request.id, requester)
+    step = req.open_step()
+    assert step.approver == manager
+    assert step.assignee == engine.directory.get(manager).manager
