@@ -8,9 +8,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, TextIO
 
 from agent.tools.describe import what, where_it_is
 from workflow.engine import Engine
@@ -41,6 +42,101 @@ EXPORT_COLUMNS = [
 ]
 
 
+# Requests read per round trip while streaming a list or an export.
+PAGE = 500
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a page of `requests list` stopped: the submission time (ms) and id of its last request."""
+
+    score: int
+    request_id: str
+
+    def __str__(self) -> str:
+        return f"{self.score}:{self.request_id}"
+
+    @classmethod
+    def parse(cls, text: str) -> Cursor:
+        score, _, request_id = text.partition(":")
+        if not score.isdigit() or not request_id:
+            raise ValidationFailed(
+                f"{text!r} is not a cursor; pass the value printed after --after by the previous page."
+            )
+        return cls(int(score), request_id)
+
+
+def _check_filters(engine: Engine, status: str | None, process: str | None) -> None:
+    if status is not None and status not in {s.value for s in RequestStatus}:
+        raise ValidationFailed(
+            f"Unknown status {status!r}; use one of {', '.join(s.value for s in RequestStatus)}."
+        )
+    if process is not None:
+        engine.process(process)
+
+
+def _bounds(since: date | None, until: date | None) -> tuple[int | str, int | str]:
+    low = int(datetime.combine(since, time(0), UTC).timestamp() * 1000) if since else "-inf"
+    high = (
+        int(datetime.combine(until + timedelta(days=1), time(0), UTC).timestamp() * 1000) - 1
+        if until
+        else "+inf"
+    )
+    return low, high
+
+
+async def iter_requests(
+    engine: Engine,
+    *,
+    since: date | None,
+    until: date | None,
+    status: str | None,
+    process: str | None,
+    after: Cursor | None = None,
+    page: int = PAGE,
+) -> AsyncIterator[tuple[Cursor, Request]]:
+    """Submitted requests in a submission-date range, newest first, `page` per round trip.
+
+    Pages are cut by submission time (keyset), so reading a year costs the same per request
+    as reading a week, and memory holds one page at a time.
+    """
+    _check_filters(engine, status, process)
+    low, high = _bounds(since, until)
+    last = after
+    if after is not None and (high == "+inf" or after.score < int(high)):
+        high = after.score
+    offset = 0
+    while True:
+        [entries] = await engine.store.read(
+            ("zrevrangebyscore", [engine.keys.all_requests, high, low, offset, page, True])
+        )
+        if not entries:
+            return
+        fresh = [
+            (rid, int(score))
+            for rid, score in entries
+            if last is None or int(score) < last.score or rid < last.request_id
+        ]
+        if not fresh:  # a page of requests all submitted in the same millisecond, all seen
+            offset += page
+            continue
+        offset = 0
+        requests = await engine._requests([rid for rid, _ in fresh])
+        by_id = {r.id: r for r in requests}
+        for rid, score in fresh:
+            last = Cursor(score, rid)
+            r = by_id.get(rid)
+            if r is None:
+                continue
+            if (status is None or r.status.value == status) and (
+                process is None or r.process == process
+            ):
+                yield last, r
+        high = fresh[-1][1]
+        if len(entries) < page:
+            return
+
+
 async def find_requests(
     engine: Engine,
     *,
@@ -51,28 +147,14 @@ async def find_requests(
     limit: int = 10_000,
 ) -> list[Request]:
     """Submitted requests in a submission-date range, newest first, filtered by status and process."""
-    if status is not None and status not in {s.value for s in RequestStatus}:
-        raise ValidationFailed(
-            f"Unknown status {status!r}; use one of {', '.join(s.value for s in RequestStatus)}."
-        )
-    if process is not None:
-        engine.process(process)
-    low = int(datetime.combine(since, time(0), UTC).timestamp() * 1000) if since else "-inf"
-    high = (
-        int(datetime.combine(until + timedelta(days=1), time(0), UTC).timestamp() * 1000)
-        if until
-        else "+inf"
-    )
-    [ids] = await engine.store.read(
-        ("zrevrangebyscore", [engine.keys.all_requests, high, low, 0, limit])
-    )
-    requests = await engine._requests(list(ids))
-    return [
-        r
-        for r in requests
-        if (status is None or r.status.value == status)
-        and (process is None or r.process == process)
-    ]
+    out: list[Request] = []
+    async for _, r in iter_requests(
+        engine, since=since, until=until, status=status, process=process
+    ):
+        out.append(r)
+        if len(out) >= limit:
+            break
+    return out
 
 
 async def get_request(engine: Engine, request_id: str) -> Request:
@@ -113,23 +195,49 @@ def row(engine: Engine, r: Request, with_reasons: bool) -> dict[str, Any]:
 
 
 def export(engine: Engine, requests: Iterable[Request], fmt: str, with_reasons: bool) -> str:
-    rows = [row(engine, r, with_reasons) for r in requests]
-    if fmt == "json":
-        return "\n".join(json.dumps(x, ensure_ascii=False) for x in rows) + ("\n" if rows else "")
     buf = io.StringIO()
-    columns = EXPORT_COLUMNS + (["reason"] if with_reasons else [])
-    writer = csv.DictWriter(buf, fieldnames=columns)
-    writer.writeheader()
-    writer.writerows(rows)
+    writer = ExportWriter(engine, buf, fmt, with_reasons)
+    for r in requests:
+        writer.write(r)
+    writer.close()
     return buf.getvalue()
 
 
+class ExportWriter:
+    """Writes export rows to a stream as they come (CSV with its header first, or JSON lines)."""
+
+    def __init__(self, engine: Engine, out: TextIO, fmt: str, with_reasons: bool) -> None:
+        self.engine, self.out, self.fmt, self.with_reasons = engine, out, fmt, with_reasons
+        self.count = 0
+        self._csv: csv.DictWriter | None = None
+        if fmt != "json":
+            columns = EXPORT_COLUMNS + (["reason"] if with_reasons else [])
+            self._csv = csv.DictWriter(out, fieldnames=columns)
+            self._csv.writeheader()
+
+    def write(self, r: Request) -> None:
+        self.write_row(row(self.engine, r, self.with_reasons))
+
+    def write_row(self, x: dict[str, Any]) -> None:
+        self.count += 1
+        if self._csv is not None:
+            self._csv.writerow(x)
+        else:
+            self.out.write(json.dumps(x, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+TABLE_HEADER = f"{'REQUEST':<11} {'STATUS':<10} {'REQUESTER':<14} WHAT"
+
+
+def table_line(engine: Engine, r: Request) -> str:
+    return f"{r.id:<11} {r.status.value:<10} {engine.person(r.requester).name:<14} {what(r, engine.config, 'en')}"
+
+
 def table(engine: Engine, requests: list[Request]) -> str:
-    lines = [f"{'REQUEST':<11} {'STATUS':<10} {'REQUESTER':<14} WHAT"]
-    for r in requests:
-        lines.append(
-            f"{r.id:<11} {r.status.value:<10} {engine.person(r.requester).name:<14} {what(r, engine.config, 'en')}"
-        )
+    lines = [TABLE_HEADER, *(table_line(engine, r) for r in requests)]
     lines.append(f"({len(requests)} request{'s' if len(requests) != 1 else ''})")
     return "\n".join(lines)
 

@@ -123,17 +123,29 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                     return 2
                 print(admin.details(engine, await admin.get_request(engine, args.request_id)))
                 return 0
-            found = await admin.find_requests(
+            stream = admin.iter_requests(
                 engine,
                 since=day(args.since),
                 until=day(args.until),
                 status=args.status,
                 process=args.process,
+                after=admin.Cursor.parse(args.after) if args.after else None,
             )
             if args.action == "list":
-                print(admin.table(engine, found))
+                print(admin.TABLE_HEADER)
+                shown, last = 0, None
+                async for cursor, r in stream:
+                    if args.limit is not None and shown >= args.limit:
+                        print(f"({shown} shown; the next page: --after {last})")
+                        return 0
+                    print(admin.table_line(engine, r))
+                    shown, last = shown + 1, cursor
+                print(f"({shown} request{'s' if shown != 1 else ''})")
             else:
-                sys.stdout.write(admin.export(engine, found, args.format, args.with_reasons))
+                writer = admin.ExportWriter(engine, sys.stdout, args.format, args.with_reasons)
+                async for _, r in stream:
+                    writer.write(r)
+                writer.close()
             return 0
         finally:
             await runtime.close()
@@ -208,6 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
     req.add_argument("--status", help="pending, approved, rejected, withdrawn, expired")
     req.add_argument("--process", help="leave, expense, business_trip")
     req.add_argument("--format", choices=["csv", "json"], default="csv", help="for export")
+    req.add_argument(
+        "--limit", type=int, help="for list: show at most this many, then the next page's cursor"
+    )
+    req.add_argument("--after", metavar="CURSOR", help="for list/export: continue after a page")
     req.add_argument(
         "--with-reasons",
         action="store_true",

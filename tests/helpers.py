@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from workflow.engine import Engine
@@ -29,7 +30,10 @@ async def state(engine: Engine, *people: str) -> dict[str, Any]:
     k = engine.keys
     snap: dict[str, Any] = {
         "outbox": await r.xlen(k.outbox),
-        "calendar": await r.hgetall(k.leave_calendar),
+        "calendar": [
+            o.as_dict()
+            for o in await engine.who_is_out("liuyang", date(2026, 11, 1), date(2027, 3, 1))
+        ],
     }
     for p in people or ("zhangsan", "wangfang", "liuyang", "lisi"):
         snap[f"ledger:{p}"] = await r.hgetall(k.ledger(p))

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
+import secrets
 import subprocess
 import sys
 from datetime import date
+from importlib import resources
 
 import pytest
+import redis
 
 from bot import admin
+from bot.cli import main
+from bot.runtime import build_runtime
+from bot.settings import load_settings
+from tests.conftest import real_redis_url
 from tests.helpers import ANNUAL_2_DAYS, SICK_6_DAYS, submitted
 from workflow.engine import Engine
 from workflow.errors import NotFound, ValidationFailed
@@ -94,3 +102,80 @@ def test_the_cli_says_what_is_wrong_in_one_line():
         env=env,
     )
     assert empty.returncode == 0 and empty.stdout.startswith("request_id,process,requester_id")
+
+
+EXPENSE = {
+    "amount": 120,
+    "currency": "CNY",
+    "category": "meals",
+    "spent_on": "2026-11-30",
+    "description": "team lunch",
+}
+
+
+async def _ids(stream) -> list[str]:
+    return [r.id async for _, r in stream]
+
+
+async def test_lists_stream_in_pages_and_continue_after_a_cursor(engine: Engine, clock):
+    """Requests stream newest first a page at a time, each once, even when many share one
+    millisecond; a page's cursor continues exactly where it stopped."""
+    from datetime import timedelta
+
+    made = []
+    for i in range(7):
+        made.append((await submitted(engine, process="expense", fields=EXPENSE)).id)
+        if i % 3 == 2:
+            clock.advance(timedelta(minutes=1))  # the rest share a millisecond with a neighbour
+    filters = {"since": None, "until": None, "status": None, "process": None}
+    everything = await _ids(admin.iter_requests(engine, **filters, page=2))
+    assert sorted(everything) == sorted(made) and len(everything) == 7
+    assert everything[0] == made[-1]  # newest first
+    first_page, cursor = [], None
+    async for at, r in admin.iter_requests(engine, **filters, page=2):
+        first_page.append(r.id)
+        cursor = at
+        if len(first_page) == 3:
+            break
+    rest = await _ids(admin.iter_requests(engine, **filters, after=cursor, page=2))
+    assert first_page + rest == everything
+    again = admin.Cursor.parse(str(cursor))
+    assert await _ids(admin.iter_requests(engine, **filters, after=again)) == rest
+    with pytest.raises(ValidationFailed, match="not a cursor"):
+        admin.Cursor.parse("yesterday")
+
+
+def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path):
+    """`requests list --limit N` prints N rows and the --after cursor of the next page."""
+    url = real_redis_url()
+    org = "t" + secrets.token_hex(6)
+    config = tmp_path / "org.toml"
+    demo = resources.files("workflow.data").joinpath("demo_org.toml").read_text("utf-8")
+    config.write_text(demo.replace('id = "acme"', f'id = "{org}"', 1), "utf-8")
+    monkeypatch.setenv("APPROVALS_CONFIG", str(config))
+    monkeypatch.setenv("REDIS_URL", url)
+
+    async def fill() -> None:
+        runtime = build_runtime(load_settings())
+        try:
+            for _ in range(5):
+                await submitted(runtime.engine, process="expense", fields=EXPENSE)
+        finally:
+            await runtime.close()
+
+    asyncio.run(fill())
+    capsys.readouterr()
+    try:
+        assert main(["requests", "list", "--limit", "2"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert len(out) == 4 and out[-1].startswith("(2 shown; the next page: --after ")
+        cursor = out[-1].split("--after ")[1].rstrip(")")
+        assert main(["requests", "list", "--after", cursor]) == 0
+        rest = capsys.readouterr().out.splitlines()
+        assert rest[-1] == "(3 requests)"
+        assert not {line.split()[0] for line in out[1:3]} & {line.split()[0] for line in rest[1:4]}
+    finally:
+        client = redis.Redis.from_url(url)
+        for key in client.scan_iter(match="{" + org + "}:*", count=500):
+            client.delete(key)
+        client.close()

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import secrets
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from bench.scale_org import org_config
+from workflow import whos_out
 from workflow.config import OrgConfig
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, Step, StepStatus
@@ -149,3 +150,41 @@ async def test_an_approver_on_leave_is_still_routed_past(engine: Engine):
     step = req.open_step()
     assert step.approver == manager
     assert step.assignee == engine.directory.get(manager).manager
+
+
+async def test_whos_out_this_week_reads_this_weeks_buckets_only(engine: Engine):
+    """With leave booked over a whole year, a week's question reads one key and the team's
+    question reads the team's: the answer lists the week's people and no one else."""
+    d = engine.directory
+    lead = d.get("p02003").manager
+    team = d.team_of("p02003")
+    members = [p.id for p in d.team_members(team)]
+    outsiders = [p.id for p in d if d.team_of(p.id) != team][:300]
+    now = datetime(2026, 12, 2, 9, 0, tzinfo=d.timezone_of(lead))
+    tx = Tx()
+    for i, pid in enumerate(outsiders + members):
+        week = (i % 50) * 7  # spread over 50 weeks from 30 November
+        start = date(2026, 11, 30) + timedelta(days=week)
+        fields = {"start": start.isoformat(), "end": (start + timedelta(days=1)).isoformat()}
+        whos_out.write(
+            tx,
+            engine.keys,
+            person=pid,
+            team=d.team_of(pid),
+            request_id=f"R-{i:08d}",
+            fields=fields,
+            booked=True,
+            tentative=False,
+            now=now,
+        )
+    await engine.store.apply(tx)
+    log = ReadLog(engine)
+    week = (date(2026, 11, 30), date(2026, 12, 4))
+    everyone = await engine.who_is_out(lead, *week)
+    assert len(log.calls) == 1 and log.calls[0][1] == [engine.keys.out_week(week[0])]
+    expected = {pid for i, pid in enumerate(outsiders + members) if i % 50 == 0}
+    assert {o.person for o in everyone} == expected
+    log.reset()
+    mine = await engine.who_is_out(lead, *week, team=team)
+    assert log.calls == [("hgetall", [engine.keys.out_week(week[0], team)])]
+    assert {o.person for o in mine} == expected & set(members)

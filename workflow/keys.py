@@ -8,6 +8,7 @@ memory and locks are tagged per thread instead, so conversations spread over the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,19 @@ class OrgKeys:
         """Sorted set of every submitted request id, scored by submission time (ms)."""
         return f"{self.tag}:requests"
 
+    def out_week(self, monday: date, team: str | None = None) -> str:
+        """Hash `<person>|<request>` → `start|end|halves|status`: leave touching the week that
+        starts on `monday`, for the whole organisation or one team (see whos_out.py)."""
+        return f"{self.tag}:out:{monday.isoformat()}" + (f":{team}" if team else "")
+
     @property
     def leave_calendar(self) -> str:
-        """Hash `<person>|<request>` → leave entry (pending and approved): who is out."""
+        """(Older layout, read only by `approvals-bot migrate`) hash of every booked leave."""
         return f"{self.tag}:leave_calendar"
 
     @property
     def leave_ends(self) -> str:
-        """Sorted set of leave-calendar fields scored by the leave's last day (ordinal): read by range."""
+        """(Older layout) sorted set of leave-calendar fields scored by the leave's last day."""
         return f"{self.tag}:leave_ends"
 
     @property

@@ -8,7 +8,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from workflow import calendar
+from workflow import calendar, whos_out
 from workflow.clock import Clock, today_in
 from workflow.config import OrgConfig, Person, ProcessDef
 from workflow.directory import Directory
@@ -21,6 +21,8 @@ from workflow.store import Store, hmget_record, versioned
 
 # Who may read any request's details, besides its requester and its approvers.
 READ_ALL_ROLE = "hr"
+# The longest span one "who is out" question may cover (each week is one read).
+MAX_OUT_DAYS = 400
 
 
 @dataclass(frozen=True)
@@ -102,15 +104,10 @@ class Queries:
             delegations=tuple(Delegation.model_validate_json(v) for v in delegations_raw.values()),
         )
 
-    async def _calendar(self, start: date) -> dict[str, str]:
-        """Leave-calendar entries (pending and approved) that end on or after `start`."""
-        [fields] = await self.store.read(
-            ("zrangebyscore", [self.keys.leave_ends, start.toordinal(), "+inf"])
-        )
-        if not fields:
-            return {}
-        [values] = await self.store.read(("hmget", [self.keys.leave_calendar, *fields]))
-        return {f: v for f, v in zip(fields, values, strict=True) if v is not None}
+    async def _booked(self, start: date, end: date, team: str | None) -> list[whos_out.Booked]:
+        """Leave (pending and approved) touching the days from start to end: the weeks' buckets only."""
+        buckets = await self.store.read(*whos_out.reads(self.keys, start, end, team))
+        return whos_out.parse(buckets, start, end)
 
     def may_view(self, request: Request, viewer: str) -> bool:
         if request.status is RequestStatus.DRAFT:  # an unsent draft is its author's alone
@@ -147,7 +144,8 @@ class Queries:
         if not request.is_leave:
             return RequestView(request, None, ())
         [ledger] = await self.store.read(("hgetall", [self.keys.ledger(request.requester)]))
-        cal = await self._calendar(request.leave_start())
+        team = self.directory.team_of(request.requester)
+        booked = await self._booked(request.leave_start(), request.leave_end(), team)
         requester = self.person(request.requester)
         leave_type = self.config.leave_types_by_key[request.fields["leave_type"]]
         year = request.leave_start().year
@@ -155,10 +153,7 @@ class Queries:
         after = b.available
         if after is not None and request.status is RequestStatus.DRAFT:
             after -= float(request.derived.get("days_by_year", {}).get(str(year), 0))
-        team = self.directory.team_of(request.requester)
-        out = self._out_from(
-            cal, request.leave_start(), request.leave_end(), team, exclude=request.requester
-        )
+        out = self._out_from(booked, team, exclude=request.requester)
         return RequestView(request, after, tuple(out))
 
     async def my_requests(
@@ -229,33 +224,32 @@ class Queries:
         self.person(viewer)
         if end < start:
             raise ValidationFailed(f"The end date {end} is before the start date {start}.")
-        cal = await self._calendar(start)
-        return self._out_from(cal, start, end, team)
+        if (end - start).days > MAX_OUT_DAYS:
+            raise ValidationFailed(
+                f"Ask about at most {MAX_OUT_DAYS} days at a time; {start} to {end} is longer."
+            )
+        return self._out_from(await self._booked(start, end, team), team)
 
     def _out_from(
-        self,
-        cal: dict[str, str],
-        start: date,
-        end: date,
-        team: str | None,
-        exclude: str | None = None,
+        self, booked: list[whos_out.Booked], team: str | None, exclude: str | None = None
     ) -> list[OutEntry]:
         out = []
-        for raw in cal.values():
-            e = LeaveEntry.model_validate_json(raw)
-            if e.person == exclude or e.end < start or e.start > end:
+        for e in booked:
+            person = self.directory.find(e.person)
+            # someone who left, or moved out of the team since booking, is not shown for it
+            if person is None or e.person == exclude:
                 continue
             if team is not None and self.directory.team_of(e.person) != team:
                 continue
             out.append(
                 OutEntry(
                     person=e.person,
-                    name=self.person(e.person).name,
+                    name=person.name,
                     start=e.start,
                     end=e.end,
                     start_half=e.start_half,
                     end_half=e.end_half,
-                    tentative=e.status is RequestStatus.PENDING,
+                    tentative=e.tentative,
                 )
             )
         return sorted(out, key=lambda o: (o.start, o.name))

@@ -7,6 +7,7 @@ So each transition costs one round trip to read and one to write, on Redis or Re
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Sequence
@@ -187,6 +188,7 @@ class Store:
         self.redis = redis
         self.keys = keys
         self._apply = redis.register_script(_APPLY_LUA)
+        self._cluster = type(redis).__name__ == "RedisCluster"
 
     async def apply(self, tx: Tx) -> list[str]:
         """Run the transition atomically; Conflict if a guard failed. Returns outbox ids."""
@@ -215,6 +217,20 @@ class Store:
             raise StoreUnavailable("The database is unreachable. Try again shortly.") from e
 
     async def _pipelined(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+        scripted = [i for i, (name, _) in enumerate(calls) if name == "evalsha"]
+        if scripted and self._cluster:
+            # a cluster pipeline refuses EVALSHA: send the script calls beside the pipeline, at once
+            plain = [c for i, c in enumerate(calls) if i not in scripted]
+            got = await asyncio.gather(
+                self._pipeline(plain), *(self.redis.evalsha(*calls[i][1]) for i in scripted)
+            )
+            rest, by_index = iter(got[0]), dict(zip(scripted, got[1:], strict=True))
+            return [by_index[i] if i in by_index else next(rest) for i in range(len(calls))]
+        return await self._pipeline(calls)
+
+    async def _pipeline(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+        if not calls:
+            return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for name, args in calls:
                 getattr(pipe, name)(*args)

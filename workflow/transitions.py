@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from workflow import away
+from workflow import away, whos_out
 from workflow.clock import Clock, today_in
 from workflow.config import Policy
 from workflow.directory import Directory
@@ -198,9 +198,7 @@ def move_leave(
     tx.hincrby(ledger, "v", 1)  # so a concurrent submit by the same person sees the change
     leave_type = req.fields["leave_type"]
     by_year = {int(y): float(d) for y, d in req.derived.get("days_by_year", {}).items()}
-    calendar_field = f"{req.requester}|{req.id}"
-    entry_obj = entry_for(req.id, req.requester, req.fields, req.status)
-    entry = entry_obj.model_dump_json()
+    entry = entry_for(req.id, req.requester, req.fields, req.status)
     was_reserved = before is RequestStatus.PENDING
     for year, days in by_year.items():
         if was_reserved:
@@ -209,15 +207,22 @@ def move_leave(
             tx.hincrbyfloat(ledger, reserved_field(year, leave_type), days)
         elif req.status is RequestStatus.APPROVED:
             tx.hincrbyfloat(ledger, used_field(year, leave_type), days)
-    end = date.fromisoformat(req.fields["end"])
-    if req.status in (RequestStatus.PENDING, RequestStatus.APPROVED):
-        tx.hset(ledger, LEAVE_PREFIX + req.id, ledger_value(entry_obj))
-        tx.hset(keys.leave_calendar, calendar_field, entry)
-        tx.zadd(keys.leave_ends, end.toordinal(), calendar_field)
+    booked = req.status in (RequestStatus.PENDING, RequestStatus.APPROVED)
+    if booked:
+        tx.hset(ledger, LEAVE_PREFIX + req.id, ledger_value(entry))
     else:
         tx.hdel(ledger, LEAVE_PREFIX + req.id)
-        tx.hdel(keys.leave_calendar, calendar_field)
-        tx.zrem(keys.leave_ends, calendar_field)
+    whos_out.write(
+        tx,
+        keys,
+        person=req.requester,
+        team=s.directory.team_of(req.requester),
+        request_id=req.id,
+        fields=req.fields,
+        booked=booked,
+        tentative=req.status is RequestStatus.PENDING,
+        now=change.now,
+    )
     span = (req.requester, req.fields["start"], req.fields["end"], req.id, today)
     if req.status is RequestStatus.APPROVED:
         away.add_away(tx, keys, *span)
@@ -225,9 +230,3 @@ def move_leave(
         away.drop_away(tx, keys, *span)
     horizon = today - timedelta(days=s.policy.max_days_back + away.KEEP_DAYS)
     tx.lprune(ledger, LEAVE_PREFIX, horizon.isoformat())
-    # keep the calendar to what "who is out" can still ask about
-    tx.zprune(keys.leave_ends, keys.leave_calendar, today.toordinal() - CALENDAR_KEEP_DAYS)
-
-
-# Leave that ended longer ago than this leaves the calendar (the ledger keeps the person's own).
-CALENDAR_KEEP_DAYS = 120
