@@ -16,7 +16,9 @@ from workflow.store import connect
 
 
 def _people(settings: Settings, args: argparse.Namespace) -> int:
-    config = load_config(settings.approvals_config)
+    from workflow.directory_sync import with_synced
+
+    config = with_synced(load_config(settings.approvals_config), settings.redis_url)
     for p in config.people:
         row = {
             "id": p.id,
@@ -153,6 +155,42 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
     return asyncio.run(run())
 
 
+def _directory(settings: Settings, args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from bot import admin
+
+    if settings.redis_url is None:
+        print(
+            "approvals-bot: the synced directory is kept in Redis; set REDIS_URL", file=sys.stderr
+        )
+        return 2
+    config = load_config(settings.approvals_config)
+
+    async def run() -> int:
+        redis = connect(settings.redis_url)
+        try:
+            rows = await admin.directory_rows(args.source, settings, args)
+            change = await admin.directory_sync(
+                redis,
+                config,
+                rows,
+                source=args.source,
+                default_timezone=args.default_timezone,
+                default_country=args.default_country,
+                dry_run=args.dry_run,
+                now=datetime.now(UTC),
+            )
+        finally:
+            await redis.aclose()
+        for line in change.lines():
+            print(line)
+        print("(dry run: nothing written)" if args.dry_run else f"synced {len(rows)} people")
+        return 0
+
+    return asyncio.run(run())
+
+
 def _eval(settings: Settings, args: argparse.Namespace) -> int:
     from bot.eval import run_eval
 
@@ -230,6 +268,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="include reasons (medical data: handle with care)",
     )
     req.set_defaults(run=_requests)
+    directory = sub.add_parser(
+        "directory", help="fill the directory from Slack, Feishu or an HRIS CSV (kept in Redis)"
+    )
+    directory.add_argument("action", choices=["sync"])
+    directory.add_argument(
+        "--from", dest="source", choices=["slack", "feishu", "csv"], required=True
+    )
+    directory.add_argument("--file", help="for csv: the export (email,name,manager_email,...)")
+    directory.add_argument(
+        "--manager-field", help="for slack: the custom profile field id holding the manager"
+    )
+    directory.add_argument("--managers", help="for slack: a CSV of email,manager_email")
+    directory.add_argument(
+        "--default-timezone", default="UTC", help="for people whose source gives none"
+    )
+    directory.add_argument(
+        "--default-country", help="for people whose source and time zone give none (CN, GB, US)"
+    )
+    directory.add_argument(
+        "--dry-run", action="store_true", help="show what would change and write nothing"
+    )
+    directory.set_defaults(run=_directory)
     serve = sub.add_parser(
         "serve", help="run the Slack bot (POST /slack/events on PORT, or --socket)"
     )

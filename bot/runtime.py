@@ -14,6 +14,7 @@ from agent.model import ChatModel
 from agent.planner import OfflinePlanner
 from bot.settings import Settings, SettingsError
 from workflow.config import load_config
+from workflow.directory_sync import with_synced
 from workflow.engine import Engine
 from workflow.store import connect
 
@@ -61,8 +62,9 @@ class Runtime:
 
 
 def build_runtime(settings: Settings) -> Runtime:
-    """Wire the product from the settings (no I/O happens here)."""
-    config = load_config(settings.approvals_config)
+    """Wire the product from the settings (its only I/O: reading the synced directory, if any)."""
+    # the people last synced into Redis (`approvals-bot directory sync`), with the file's own
+    config = with_synced(load_config(settings.approvals_config), settings.redis_url)
     redis = connect(settings.redis_url)
     engine = Engine(config, redis, settings.clock())
     memory = ThreadMemory(redis)

@@ -283,7 +283,12 @@ def check_people(by_id: Mapping[str, Person]) -> None:
         line, seen, cur = [], {p.id}, p.manager
         while cur is not None and cur not in reaches_top:
             if cur in seen:
-                raise ValueError(f"the managers of {p.id!r} form a loop through {cur!r}")
+                loop = [p.id, *line]
+                loop = loop[loop.index(cur) :] + [cur]
+                raise ValueError(
+                    f"the managers of {p.id!r} form a loop through {cur!r}: "
+                    + " → ".join(repr(x) for x in loop)
+                )
             seen.add(cur)
             line.append(cur)
             cur = by_id[cur].manager
@@ -295,12 +300,42 @@ def check_people(by_id: Mapping[str, Person]) -> None:
             raise ValueError(f"{field_name} used by more than one person: {dupes}")
 
 
+class PersonOverride(_Strict):
+    """A correction the organisation file makes to a person of the synced directory."""
+
+    email: str | None = None
+    id: str | None = None
+    roles: tuple[str, ...] | None = None
+    manager: str | None = None
+    team: str | None = None
+    title: str | None = None
+    locale: Locale | None = None
+    timezone: str | None = None
+    country: str | None = None
+    subdivision: str | None = None
+
+    @model_validator(mode="after")
+    def _names_someone(self) -> PersonOverride:
+        if not (self.email or self.id):
+            raise ValueError("an override names its person by `email` or `id`")
+        return self
+
+    def matches(self, person: Mapping[str, Any]) -> bool:
+        if self.id is not None:
+            return person.get("id") == self.id
+        return str(person.get("email", "")).casefold() == (self.email or "").casefold()
+
+    def changes(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"email", "id"}, exclude_none=True)
+
+
 class OrgConfig(_Strict):
     """The whole organisation file."""
 
     organisation: Organisation
     policy: Policy = Policy()
     people: tuple[Person, ...] = Field(min_length=1)
+    overrides: tuple[PersonOverride, ...] = ()
     leave_types: tuple[LeaveType, ...] = Field(min_length=1)
     processes: tuple[ProcessDef, ...] = Field(min_length=1)
 

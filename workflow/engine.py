@@ -419,7 +419,8 @@ class Engine(Queries):
             if actor not in (step.assignee, step.approver)
             else ""
         )
-        change.log(actor, decision.value + "d" + on_behalf, step=index, comment=step.comment)
+        done_word = "approved" if decision is Decision.APPROVE else "rejected"
+        change.log(actor, done_word + on_behalf, step=index, comment=step.comment)
         change.tx.srem(self.keys.user_tasks(step.assignee), req.id)
         unschedule_step(change, step, self.setting)
         before = req.status

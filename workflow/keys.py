@@ -100,6 +100,16 @@ class OrgKeys:
         return f"{self.tag}:delegations"
 
     @property
+    def directory(self) -> str:
+        """Hash person id → person JSON: the directory synced from Slack, Feishu or a CSV."""
+        return f"{self.tag}:directory"
+
+    @property
+    def directory_meta(self) -> str:
+        """Hash: where the directory was last synced from, when, and how many people."""
+        return f"{self.tag}:directory_meta"
+
+    @property
     def outbox(self) -> str:
         """Stream of workflow events, appended in the same atomic step as each transition."""
         return f"{self.tag}:outbox"

@@ -15,7 +15,7 @@ from workflow.directory import Directory
 from workflow.errors import NotAllowed, NotFound, ValidationFailed
 from workflow.keys import OrgKeys
 from workflow.leave import Balance, balance
-from workflow.models import Delegation, LeaveEntry, PendingAction, Request, RequestStatus
+from workflow.models import Delegation, PendingAction, Request, RequestStatus
 from workflow.routing import Availability
 from workflow.store import Store, hmget_record, versioned
 
@@ -85,22 +85,10 @@ class Queries:
             raise NotFound(f"There is no process {key!r}; the processes are: {known}.") from None
 
     @staticmethod
-    def availability(away: list[str], delegations_raw: dict[str, str]) -> Availability:
-        """Approved leave not yet ended (members of the `away` set) and the delegations."""
-        leaves = []
-        for member in away:
-            person, start, end, request_id = member.split("|")
-            leaves.append(
-                LeaveEntry(
-                    request_id=request_id,
-                    person=person,
-                    start=start,
-                    end=end,
-                    status=RequestStatus.APPROVED,
-                )
-            )
+    def availability(delegations_raw: dict[str, str]) -> Availability:
+        """The delegations (from the `delegations` hash) as an Availability with no leave."""
         return Availability(
-            leaves=tuple(leaves),
+            leaves=(),
             delegations=tuple(Delegation.model_validate_json(v) for v in delegations_raw.values()),
         )
 
@@ -175,7 +163,7 @@ class Queries:
         self.person(person_id)
         today = self.today_for(person_id)
         [delegations_raw] = await self.store.read(("hgetall", [self.keys.delegations]))
-        avail = self.availability([], delegations_raw)
+        avail = self.availability(delegations_raw)
         holders = [person_id, *avail.delegators_of(person_id, today)]
         id_sets = await self.store.read(*(("smembers", [self.keys.user_tasks(h)]) for h in holders))
         ids = sorted({i for s in id_sets for i in s})

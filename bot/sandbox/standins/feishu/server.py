@@ -30,6 +30,7 @@ __all__ = ["FeishuFault", "FeishuStandIn", "RecordedRequest", "StoredMessage"]
 
 TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal"
 MESSAGES_PATH = "/open-apis/im/v1/messages"
+CONTACT_PATH = "/open-apis/contact/v3"
 
 
 @dataclass
@@ -120,6 +121,10 @@ class FeishuStandIn:
             web.post(MESSAGES_PATH + "/{message_id}/reply", self._handle("reply")),
             web.patch(MESSAGES_PATH + "/{message_id}", self._handle("patch")),
             web.get(MESSAGES_PATH + "/{message_id}", self._handle("get")),
+            web.get(
+                CONTACT_PATH + "/departments/{message_id}/children", self._handle("departments")
+            ),
+            web.get(CONTACT_PATH + "/users/find_by_department", self._handle("users")),
         ]
 
     def add_to(self, app: web.Application) -> None:
@@ -218,6 +223,8 @@ class FeishuStandIn:
                 )
                 if not repeated:
                     self._publish("message", message)
+            case "departments" | "users":
+                return self._contact(kind, message_id, record.query)
             case "patch":
                 message = tenant.patch(message_id, body.get("content"))
                 self._publish("updated", message)
@@ -226,6 +233,24 @@ class FeishuStandIn:
                 message = tenant.message(message_id)
                 return {"code": 0, "msg": "success", "data": {"items": [message.to_api()]}}
         return {"code": 0, "msg": "success", "data": message.to_api()}
+
+    def _contact(self, kind: str, department: str, query: dict[str, str]) -> dict[str, Any]:
+        """contact/v3: a department's children, or the users of a department, a page at a time."""
+        tenant = self.tenant
+        if kind == "departments":
+            items = tenant.department_children(department, query.get("fetch_child") == "true")
+        else:
+            department = query.get("department_id", "")
+            if department != "0" and department not in tenant.departments:
+                raise FeishuFault(40003, "department not found")
+            items = tenant.department_users(department)
+        size = max(1, min(int(query.get("page_size") or 50), 50))
+        start = int(query.get("page_token") or 0)
+        more = start + size < len(items)
+        data: dict[str, Any] = {"has_more": more, "items": items[start : start + size]}
+        if more:
+            data["page_token"] = str(start + size)
+        return {"code": 0, "msg": "success", "data": data}
 
     # --- faults ---------------------------------------------------------------------------------
 

@@ -204,7 +204,60 @@ class Tenant:
     messages: dict[str, StoredMessage] = field(default_factory=dict)
     chats: dict[str, list[str]] = field(default_factory=dict)
     uuids: dict[str, tuple[str, float]] = field(default_factory=dict)
+    # the contact directory (contact/v3): departments by open_department_id, users by open_id
+    departments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    contacts: dict[str, dict[str, Any]] = field(default_factory=dict)
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    def add_department(
+        self, department_id: str, name: str, parent: str = "0", leader: str | None = None
+    ) -> None:
+        """A department of the contact directory ("0" is the root)."""
+        self.departments[department_id] = {
+            "open_department_id": department_id,
+            "department_id": department_id,
+            "name": name,
+            "parent_department_id": parent,
+            "leader_user_id": leader or "",
+            "status": {"is_deleted": False},
+        }
+
+    def add_contact(
+        self,
+        open_id: str,
+        name: str,
+        email: str,
+        departments: tuple[str, ...] = ("0",),
+        leader: str | None = None,
+        **extra: Any,
+    ) -> None:
+        """A user of the contact directory, as `users/find_by_department` lists them."""
+        self.contacts[open_id] = {
+            "open_id": open_id,
+            "user_id": open_id.removeprefix("ou_"),
+            "name": name,
+            "en_name": name,
+            "email": email,
+            "enterprise_email": email,
+            "department_ids": list(departments),
+            "leader_user_id": leader or "",
+            "job_title": extra.pop("job_title", ""),
+            "status": {"is_activated": True, "is_resigned": False},
+            **extra,
+        }
+        self.add_person(open_id, name)
+
+    def department_children(self, department_id: str, recursive: bool) -> list[dict[str, Any]]:
+        out = []
+        for d in self.departments.values():
+            if d["parent_department_id"] == department_id:
+                out.append(d)
+                if recursive:
+                    out += self.department_children(d["open_department_id"], True)
+        return out
+
+    def department_users(self, department_id: str) -> list[dict[str, Any]]:
+        return [u for u in self.contacts.values() if department_id in u["department_ids"]]
 
     def _id(self, prefix: str) -> str:
         return f"{prefix}_{next(self._ids):08x}standin"

@@ -89,6 +89,24 @@ def users_info(ws: Workspace, params: Params) -> dict[str, Any]:
     return {"ok": True, "user": _user_out(user, _flag(params.get("include_locale")))}
 
 
+def users_list(ws: Workspace, params: Params) -> dict[str, Any]:
+    """Every member, the bot included, `limit` a page with a `next_cursor` (as Slack pages)."""
+    members = [ws.user(ws.bot_user_id), *ws.users()]
+    limit = max(1, min(int(params.get("limit") or 200), 1000))
+    cursor = str(params.get("cursor") or "")
+    start = int(cursor.removeprefix("dXNlcjo")) if cursor else 0
+    page = [
+        _user_out(u, _flag(params.get("include_locale"))) for u in members[start : start + limit]
+    ]
+    more = start + limit < len(members)
+    return {
+        "ok": True,
+        "members": page,
+        "cache_ts": int(ws.clock()),
+        "response_metadata": {"next_cursor": f"dXNlcjo{start + limit}" if more else ""},
+    }
+
+
 def users_lookup_by_email(ws: Workspace, params: Params) -> dict[str, Any]:
     return {"ok": True, "user": _user_out(ws.user_by_email(_req(params, "email")), False)}
 
@@ -327,6 +345,7 @@ HANDLERS: dict[str, Handler] = {
     "auth.test": auth_test,
     "users.info": users_info,
     "users.lookupByEmail": users_lookup_by_email,
+    "users.list": users_list,
     "conversations.open": conversations_open,
     "conversations.history": conversations_history,
     "conversations.replies": conversations_replies,

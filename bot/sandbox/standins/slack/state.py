@@ -116,8 +116,12 @@ class Workspace:
         display_name: str = "",
         title: str = "",
         is_admin: bool = False,
+        profile_fields: dict[str, str] | None = None,
     ) -> dict[str, Any]:
-        """Register (or replace) a person; returns the user object `users.info` answers with."""
+        """Register (or replace) a person; returns the user object `users.info` answers with.
+
+        `profile_fields` are custom profile fields (field id → value), e.g. a manager's user id.
+        """
         user = person_object(
             self.team_id,
             user_id,
@@ -131,6 +135,10 @@ class Workspace:
             is_admin=is_admin,
             now=self.clock(),
         )
+        if profile_fields:
+            user["profile"]["fields"] = {
+                k: {"value": v, "alt": ""} for k, v in profile_fields.items()
+            }
         self._users[user_id] = user
         return copy.deepcopy(user)
 
