@@ -15,7 +15,7 @@ it measures, on the filled store:
 - my pending approvals, balances and my requests;
 - `requests list` and `requests export --format csv` of the last full month (streamed);
 - Redis used_memory, per request, also without the pending actions (which expire in 8 days);
-- the fill rate: requests/s of the driver, and transitions/s counting engine time only.
+- the fill rate of this one process: requests/s and transitions (submits and decisions)/s.
 
 It also times loading the organisation file with 10,000 people and `approvals-bot people --json`.
 Prints ONE JSON object (and writes it to --out), then a table of the figures with the
@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import io
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,6 +41,10 @@ from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _rig import RedisServer, quantile  # noqa: E402
 
 from bench.scale_org import org_config, org_toml  # noqa: E402
 from bot import admin  # noqa: E402
@@ -59,77 +61,29 @@ START = datetime(2025, 1, 6, 9, 0)  # the fill's first simulated day; it spans t
 SPAN = timedelta(days=730)
 
 
-def quantile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
 def pct(values_ms: list[float]) -> dict[str, float]:
     return {"p50": round(quantile(values_ms, 0.5), 2), "p99": round(quantile(values_ms, 0.99), 2)}
 
 
-class OwnRedis:
-    """A private redis-server for this run: never the shared one, removed at the end."""
+class OwnRedis(RedisServer):
+    """A private redis-server for this run on a fixed port, never the shared one; removed at the end."""
 
     def __init__(self, port: int, maxmemory: str = "3500mb") -> None:
+        super().__init__()
         self.port, self.maxmemory = port, maxmemory
-        self.dir = Path(tempfile.mkdtemp(prefix="scale-bench-redis-"))
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
 
     def __enter__(self) -> OwnRedis:
-        if shutil.which("redis-server") is None:
-            raise RuntimeError("redis-server is not on the PATH (apt-get install redis-server)")
-        self.proc = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.dir),
-                "--maxmemory",
-                self.maxmemory,
-                "--maxmemory-policy",
-                "noeviction",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        import socket
+        self.start()
+        import redis as sync_redis
 
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.port), 0.2),
-            ):
-                return self
-            time.sleep(0.05)
-        self.__exit__()
-        raise RuntimeError(f"redis-server did not start on port {self.port}")
+        client = sync_redis.Redis(port=self.port)
+        client.config_set("maxmemory", self.maxmemory)
+        client.config_set("maxmemory-policy", "noeviction")
+        client.close()
+        return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(10)
-            if self.proc.poll() is None:
-                self.proc.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.stop()
 
 
 class Driver:
@@ -465,8 +419,8 @@ def table(result: dict[str, Any]) -> str:
         ),
     )
     row(
-        "fill: requests/s (driver) · transitions/s (engine time)",
-        lambda p: f"{p['fill']['requests_per_s']} · {p['fill']['transitions_per_s_engine_time']}",
+        "fill (one process): requests/s · transitions/s",
+        lambda p: f"{p['fill']['requests_per_s']} · {p['fill']['transitions_per_s']}",
     )
     lines = rows
     if "load_org_file_s" in result:

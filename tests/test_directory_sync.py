@@ -146,9 +146,7 @@ async def test_slack_users_list_fills_the_directory_with_managers_from_a_profile
                 profile_fields={"Xf0MANAGER": "U0CEO"},
             )
         ws.add_user("U0GUEST", "guest", "Guest", None, "UTC")
-        rows = await from_slack(
-            "xoxb-test", base_url=slack.api_url, manager_field="Xf0MANAGER"
-        )
+        rows = await from_slack("xoxb-test", base_url=slack.api_url, manager_field="Xf0MANAGER")
     assert len(rows) == 252
     with pytest.raises(DirectorySyncError, match="Slack user U0GUEST: no email"):
         await sync(redis, config, rows)

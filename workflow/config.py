@@ -284,7 +284,7 @@ def check_people(by_id: Mapping[str, Person]) -> None:
         while cur is not None and cur not in reaches_top:
             if cur in seen:
                 loop = [p.id, *line]
-                loop = loop[loop.index(cur) :] + [cur]
+                loop = [*loop[loop.index(cur) :], cur]
                 raise ValueError(
                     f"the managers of {p.id!r} form a loop through {cur!r}: "
                     + " → ".join(repr(x) for x in loop)
