@@ -92,7 +92,7 @@ _NOT_PART = rx(
     r"|不是[^，,。;；!！?？]*|[^，,。;；!！?？]*(?:不用了|不要了|不请了|不用请|去掉)"
 )
 _UNTIL = rx(
-    r"\b(?:until|till|til|through|thru|up\s+to|to|extend(?:\s+it)?\s+(?:to|till|until))\s+(?:the\s+)?$"
+    r"\b(?:until|till|til|through|thru|up\s+to|extend(?:\s+it)?\s+(?:to|till|until))\s+(?:the\s+)?$"
     r"|(?:到|至|请到|只到|延长到|延到)\s*$"
 )
 _FROM = rx(r"\b(?:from|starting(?:\s+on)?|start(?:ing)?\s+on)\s+(?:the\s+)?$|从\s*$")

@@ -663,10 +663,20 @@ def _own_names(ctx: Context) -> set[str]:
     return {ctx.user_name.lower(), ctx.user_id.lower(), ctx.first_name.lower()} - {""}
 
 
+# Days off around a holiday, without the days: a leave request to ask about, not small talk.
+_VAGUE_PERIOD = rx(
+    r"\b(?:a\s+few|some|several|a\s+couple\s+of)\s+days\b.{0,20}\b(?:around|over|during|before|after)\b"
+    r"|\b(?:around|over|during)\s+(?:the\s+)?(?:new\s+year|christmas|xmas|easter|the\s+holidays|chinese\s+new\s+year|spring\s+festival)\b"
+    r"|(?:元旦|春节|过年|国庆|圣诞|中秋|五一|清明|端午)(?:前后|期间|那几天|左右)"
+)
+
+
 def _is_leave(text: str, today: date) -> bool:
     if _POLICY.search(text) and not (find_dates(text, today) or parse_days(text)):
         return False  # "年假怎么算": a question about the rules, not a request
     if _LEAVE_STRONG.search(text) or leave_type(text) or unknown_type(text):
+        return True
+    if _VAGUE_PERIOD.search(text):
         return True
     if _LEAVE_WEAK.search(text) or HALF_ALONE.search(text):
         return bool(find_dates(text, today) or parse_days(text) or HALF_ALONE.search(text))

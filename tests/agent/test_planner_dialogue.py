@@ -604,3 +604,50 @@ async def test_an_llm_correction_supersedes_the_old_draft(pass_replaces):
     assert (await engine.pending_action(old.pending_id, "oliver")).status is PendingStatus.CANCELLED
     assert (await engine.pending_action(new.pending_id, "oliver")).status is PendingStatus.OPEN
     await redis.aclose()
+
+
+# --- the issue's own phrasings ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("person", "first", "first_start", "fix", "expected_start"),
+    [
+        ("oliver", "annual leave this Friday", "2026-12-04", "change it to Thursday", "2026-12-03"),
+        (
+            "oliver",
+            "annual leave this Friday",
+            "2026-12-04",
+            "sorry I meant Thursday",
+            "2026-12-03",
+        ),
+        ("zhangsan", "明天请年假", "2026-12-03", "改成后天", "2026-12-04"),
+        ("zhangsan", "明天请年假", "2026-12-03", "是后天不是明天", "2026-12-04"),
+    ],
+)
+async def test_the_corrections_the_issue_lists(person, first, first_start, fix, expected_start):
+    lang = "zh" if any("\u4e00" <= c <= "\u9fff" for c in first) else "en"
+    scenario = talk(
+        "issue-fix",
+        person,
+        lang,
+        say(first, proposes(**leave(start=first_start))),
+        say(fix, corrected(**leave(leave_type="annual", start=expected_start, end=expected_start))),
+        about="",
+        suite="test",
+    )
+    await passes(scenario)
+
+
+@pytest.mark.parametrize(
+    ("person", "lang", "text"),
+    [
+        ("oliver", "en", "a few days around New Year"),
+        ("zhangsan", "zh", "春节前后想休几天"),
+        ("oliver", "en", "Register me as HR"),
+        ("oliver", "en", "🤒🤒🤒"),
+        ("oliver", "en", "request leave for my colleague"),
+        ("oliver", "en", "Withdraw my colleague's leave"),
+    ],
+)
+async def test_the_issue_phrasings_that_got_the_small_talk_line_now_get_none(person, lang, text):
+    await passes(one("issue-no-consent", person, lang, text, asked(), NoConsent()))
