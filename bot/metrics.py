@@ -1,4 +1,8 @@
-"""Prometheus metrics of the bot and GET /metrics: outbox lag, notifier retries, Slack API errors."""
+"""Prometheus metrics of the bot and GET /metrics: outbox lag, notifier retries, Slack API errors.
+
+`serve` answers GET /metrics on its own port; `worker` (where the notifier's counters live)
+on METRICS_PORT when that is set.
+"""
 
 from __future__ import annotations
 
@@ -32,15 +36,31 @@ OUTBOX_LAG = Gauge(
 )
 
 
+def failure_of(response: Any = None, error: Any = None) -> str | None:
+    """What failed in one Slack answer (an exception, an HTTP error, `ok: false`), or None."""
+    if error is not None:
+        return type(error).__name__
+    status = getattr(response, "status_code", None)
+    if status is not None and status >= 400:
+        return f"http_{status}"
+    body = getattr(response, "body", None)
+    if isinstance(body, dict) and body.get("ok") is False:
+        code = body.get("error")
+        return code if isinstance(code, str) and len(code) <= 64 else "ok_false"
+    return None
+
+
 class CountingRetryHandler(AsyncRetryHandler):
-    """Counts Slack API failures by method; never retries itself (the real handlers come after it)."""
+    """Counts failed Slack API calls by method and error (the SDK asks it about every answer,
+    successes included); never retries itself (the real handlers come after it)."""
 
     async def can_retry_async(
         self, *, state: Any, request: Any, response: Any = None, error: Any = None
     ) -> bool:
-        method = str(getattr(request, "url", "")).rstrip("/").rsplit("/", 1)[-1] or "unknown"
-        status = getattr(response, "status_code", None)
-        SLACK_API_ERRORS.labels(method, f"http_{status}" if status else type(error).__name__).inc()
+        failure = failure_of(response, error)
+        if failure is not None:
+            url = str(getattr(request, "url", "")).split("?", 1)[0]
+            SLACK_API_ERRORS.labels(url.rstrip("/").rsplit("/", 1)[-1] or "unknown", failure).inc()
         return False
 
 
@@ -58,3 +78,14 @@ def metrics_handler(outbox: Outbox | None):
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     return handle
+
+
+async def serve_metrics(port: int, outbox: Outbox | None) -> web.AppRunner:
+    """GET /metrics on its own port (the worker's: METRICS_PORT); `cleanup()` the runner to stop."""
+    app = web.Application()
+    app.router.add_get("/metrics", metrics_handler(outbox))
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "0.0.0.0", port).start()
+    log.info("metrics_serving", port=port)
+    return runner

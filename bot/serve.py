@@ -14,7 +14,7 @@ from aiohttp import web
 from bot.budget import budget_for
 from bot.feishu import feishu_delivery, feishu_routes
 from bot.feishu.wiring import feishu_enabled
-from bot.metrics import metrics_handler
+from bot.metrics import metrics_handler, serve_metrics
 from bot.notifier import Delivery, OutboxWorker
 from bot.runtime import Runtime, build_runtime
 from bot.settings import Settings, SettingsError, require
@@ -168,7 +168,12 @@ async def worker(settings: Settings) -> int:
     log.info(
         "worker_started", consumer=consumer, platforms=[d.platform for d in notifier.deliveries]
     )
+    metrics = None
+    if settings.metrics_port is not None:
+        metrics = await serve_metrics(settings.metrics_port, notifier.outbox)
     await run_worker(notifier, Scheduler(runtime.engine), stop)
+    if metrics is not None:
+        await metrics.cleanup()
     for delivery in notifier.deliveries:
         close = getattr(delivery, "aclose", None)
         if close is not None:

@@ -25,8 +25,9 @@ class BackgroundTasks:
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background_task_failed", task=task.get_name(), error=repr(task.exception()))
+        if not task.cancelled() and (error := task.exception()) is not None:
+            # once, with its traceback: the repr alone hid where it failed
+            log.error("background_task_failed", task=task.get_name(), exc_info=error)
 
     def __len__(self) -> int:
         return len(self._tasks)

@@ -406,3 +406,12 @@ def delegated_text(delegate: str, start: date, end: date, locale: str) -> str:
 
 def button_not_valid(locale: str) -> str:
     return t(locale, "This button is not valid any more.", "此按钮已失效。")
+
+
+def slack_failed(locale: str) -> str:
+    """A turn that Slack's API failed (the log has the detail)."""
+    return t(
+        locale,
+        "Slack did not answer me properly just now, so I could not finish. Please try again in a minute.",
+        "Slack 暂时没有正常响应，我没能完成。请一分钟后再试。",
+    )

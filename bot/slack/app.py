@@ -251,6 +251,8 @@ class SlackBot:
     ) -> None:
         locale = detect_locale(text)
         try:
+            if person is None:  # unknown, or Slack failed when we asked: ask again, now
+                person = await self.identity.person_for(team, user_id)
             if person is None:
                 await self.client.chat_postMessage(
                     channel=channel,
@@ -280,7 +282,15 @@ class SlackBot:
             log.error("slack_turn_failed", error=str(e))
             await self._say_failure(channel, thread_ts, locale)
         except SlackApiError as e:
-            log.error("slack_turn_api_error", error=e.response.get("error"))
+            log.error("slack_turn_api_error", error=e.response.get("error"), exc_info=True)
+            await self._say(channel, thread_ts, wording.slack_failed(locale))
+
+    async def _say(self, channel: str, thread_ts: str, text: str) -> None:
+        """Best effort: Slack may still be failing."""
+        try:
+            await self.client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text)
+        except SlackApiError as e:
+            log.warning("slack_failure_notice_failed", error=e.response.get("error"))
 
     async def _say_failure(self, channel: str, thread_ts: str, locale: str) -> None:
         try:

@@ -8,6 +8,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.conversation import CardLifecycle, CardRegistry
 from bot.notices import Kind, Notice, Plan, plan_notices
 from bot.slack import blocks, blocks_digest
+from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
 from bot.slack.render import PLATFORM, SlackCards, address
 from workflow.config import Person
@@ -90,6 +91,19 @@ class SlackDelivery:
             return None
         ts = await self._already_posted(channel, event, person) if event.deliveries > 1 else None
         if ts is None:
+            ts = await self._post(channel, event, person, msg)
+            log.info("slack_dm_sent", event_id=event.id, type=event.type.value, recipient=person.id)
+        else:
+            log.info("slack_dm_found_already_sent", event_id=event.id, recipient=person.id)
+        await self.redis.set(key, address(channel, ts), ex=KEY_TTL_S)
+        return address(channel, ts)
+
+    async def _post(
+        self, channel: str, event: OutboxEvent, person: Person, msg: blocks.SlackMessage
+    ) -> str:
+        """Post the DM; after an answer that leaves it open whether Slack posted it (a 5xx, a
+        connection lost after sending), look for it in the DM before anything posts it again."""
+        try:
             posted = await self.client.chat_postMessage(
                 channel=channel,
                 text=msg.text,
@@ -99,12 +113,15 @@ class SlackDelivery:
                     "event_payload": {"event_id": event.id, "recipient": person.id},
                 },
             )
-            ts = posted["ts"]
-            log.info("slack_dm_sent", event_id=event.id, type=event.type.value, recipient=person.id)
-        else:
-            log.info("slack_dm_found_already_sent", event_id=event.id, recipient=person.id)
-        await self.redis.set(key, address(channel, ts), ex=KEY_TTL_S)
-        return address(channel, ts)
+        except SlackCallFailed as e:
+            if not e.ambiguous:
+                raise
+            ts = await self._already_posted(channel, event, person)
+            if ts is None:
+                raise  # not there: the outbox tries again later (and looks again first)
+            log.info("slack_dm_posted_despite_error", event_id=event.id, error=e.code)
+            return ts
+        return posted["ts"]
 
     async def _already_posted(self, channel: str, event: OutboxEvent, person: Person) -> str | None:
         """A redelivered event may have reached Slack before we crashed: look for it in the DM."""

@@ -7,6 +7,7 @@ import structlog
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.slack.errors import SlackCallFailed
 from workflow.config import Person
 from workflow.directory import Directory
 from workflow.keys import slack_dm_channel, slack_user
@@ -14,6 +15,8 @@ from workflow.keys import slack_dm_channel, slack_user
 log = structlog.get_logger("slack")
 CACHE_S = 86_400  # refreshed daily: an email change in Slack is picked up the next day
 NOBODY = "-"
+# what users.info answers for someone we cannot map; any other failure is Slack failing
+UNKNOWN_USER = frozenset({"user_not_found", "users_not_found", "user_not_visible", "account_inactive"})
 
 
 class SlackIdentity:
@@ -25,7 +28,11 @@ class SlackIdentity:
         self.client = client
 
     async def person_for(self, team_id: str, user_id: str) -> Person | None:
-        """The person behind a Slack user, or None for someone not in the directory."""
+        """The person behind a Slack user, or None for someone not in the directory.
+
+        Raises:
+            SlackCallFailed: users.info failed in any way other than "no such user".
+        """
         person = self.directory.by_slack_id(user_id)
         if person is not None:
             return person
@@ -35,10 +42,16 @@ class SlackIdentity:
             return None if cached == NOBODY else self.directory.find(cached)
         try:
             info = await self.client.users_info(user=user_id)
-            email = (info.get("user") or {}).get("profile", {}).get("email") or ""
         except SlackApiError as e:
-            log.warning("slack_users_info_failed", user=user_id, error=e.response.get("error"))
+            failed = SlackCallFailed.of("users.info", e)
+            if failed.code not in UNKNOWN_USER:
+                raise failed from e  # Slack failed: not the same as "not in the directory"
+            log.warning("slack_users_info_failed", user=user_id, error=failed.code)
             return None  # not cached: the next message tries again
+        user = info.get("user")
+        profile = user.get("profile") if isinstance(user, dict) else None
+        email = profile.get("email") if isinstance(profile, dict) else None
+        email = email if isinstance(email, str) else ""
         person = self.directory.by_email(email) if email else None
         await self.redis.set(key, person.id if person else NOBODY, ex=CACHE_S)
         log.info("slack_user_mapped", user=user_id, person=person.id if person else None)

@@ -17,6 +17,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
+from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
 from workflow.keys import event_seen
 
@@ -63,7 +64,11 @@ def person_in_context(identity: SlackIdentity) -> Callable[..., Awaitable[None]]
         event = body.get("event") if isinstance(body.get("event"), dict) else {}
         user = context.user_id
         if user and not event.get("bot_id"):  # the bot's own messages are nobody's
-            context[PERSON] = await identity.person_for(context.team_id or "", user)
+            try:
+                context[PERSON] = await identity.person_for(context.team_id or "", user)
+            except SlackCallFailed as e:  # the listener's turn asks again, and says so if it fails
+                log.warning("slack_identity_unavailable", user=user, error=e.code)
+                context[PERSON] = None
         else:
             context[PERSON] = None
         await next()

@@ -70,6 +70,8 @@ class _Fault:
     status: int
     retry_after: int
     remaining: int
+    applied: bool = False
+    content_type: str = "text/plain"
 
 
 @dataclass
@@ -176,6 +178,8 @@ class SlackStandIn:
                 await asyncio.sleep(delay)
             fault = self._take_fault(method)
             if fault is not None:
+                if fault.applied:  # Slack did it, then answered with an error
+                    self._answer(method, token, params)
                 return self._fail(fault, record)
             body = unreadable.body() if unreadable else self._answer(method, token, params)
             record.status, record.response = 200, body
@@ -211,7 +215,11 @@ class SlackStandIn:
         headers = {"Retry-After": str(fault.retry_after)} if fault.status == 429 else None
         if fault.error is None:
             text = "Internal Server Error" if fault.status >= 500 else "Error"
-            return web.Response(status=fault.status, text=text, headers=headers)
+            if fault.content_type == "text/html":  # a proxy's error page
+                text = f"<html><body><h1>{fault.status} {text}</h1></body></html>"
+            return web.Response(
+                status=fault.status, text=text, headers=headers, content_type=fault.content_type
+            )
         record.response = {"ok": False, "error": fault.error}
         return web.json_response(record.response, status=fault.status, headers=headers)
 
@@ -224,18 +232,25 @@ class SlackStandIn:
         status: int | None = None,
         retry_after: int = 1,
         times: int = 1,
+        *,
+        applied: bool = False,
+        content_type: str = "text/plain",
     ) -> None:
         """Make the next `times` calls of `method` ("*" for any) fail without touching state.
 
         `status` None means 429 for "ratelimited" (with `Retry-After: retry_after`) and 200
         for any other error (Slack's `{"ok": false, "error": error}`); pass 500 or 503 for a
-        server error with that body, and `error=None` for a plain-text body.
+        server error with that body, and `error=None` for a plain-text body (`content_type`
+        "text/html" for a proxy's HTML error page). With `applied` the call does change the
+        state first, then fails (Slack posted the message but answered 500).
         """
         if status is None:
             status = 429 if error == "ratelimited" else 200
         if error is None and status == 200:
             raise ValueError("A plain-text failure needs an HTTP error status, e.g. status=500")
-        self._faults.append(_Fault(method, error, status, retry_after, times))
+        self._faults.append(
+            _Fault(method, error, status, retry_after, times, applied, content_type)
+        )
 
     def clear_faults(self) -> None:
         """Forget faults that have not fired yet."""
