@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 import aiohttp
+import redis.asyncio as aioredis
 from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client import REGISTRY
 
@@ -32,8 +33,10 @@ async def test_healthz_says_not_ok_without_the_store_s_address():
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = Settings(redis_url=f"redis://127.0.0.1:{port}/0", _env_file=None)
+    settings = Settings(_env_file=None)
     runtime = build_runtime(settings)
+    await runtime.redis.aclose()
+    runtime.redis = aioredis.from_url(f"redis://127.0.0.1:{port}/0")  # the store went away
     async with TestClient(TestServer(make_app(runtime, settings, None, BackgroundTasks()))) as c:
         resp = await c.get("/healthz")
         text = await resp.text()
