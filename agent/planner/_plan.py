@@ -549,4 +549,5 @@ _HANDLERS = {
     Intent.CAPABILITIES: lambda t, c, lang: Reply(capabilities(c, lang)),
     Intent.THANKS: lambda t, c, lang: Reply(text("thanks", lang)),
     Intent.CANCEL_DRAFT: lambda t, c, lang: Reply(text("cancel_draft", lang)),
+    Intent.SUBMIT_DRAFT: lambda t, c, lang: Reply(text("submit_draft", lang)),
 }

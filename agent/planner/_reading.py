@@ -69,6 +69,7 @@ class Intent(StrEnum):
     POLICY = "policy"  # "do I need a doctor's note?", "事假是怎么规定的"
     ADMIN = "admin"  # roles, managers, permissions, deleting records: HR's or an admin's to do
     FOR_OTHER = "for_other"  # leave for, or withdrawing, someone else's request
+    SUBMIT_DRAFT = "submit_draft"  # "submit it": only the person's click sends a draft
 
 
 # Intents that collect facts over several messages; the others answer in one turn.
@@ -207,6 +208,10 @@ _FIND_PEOPLE = rx(
 _CANCEL_DRAFT = rx(
     r"^\s*(?:cancel|cancel\s+it|never\s*mind|nevermind|forget\s+it|don't\s+send\s+it|scrap\s+that)\s*[.!]?\s*$"
     r"|^\s*(?:取消|算了|不要了|不用了|别提交|先不要)\s*[。!！]?\s*$"
+)
+_SUBMIT_DRAFT = rx(
+    r"^\s*(?:yes[,.]?\s*|ok(?:ay)?[,.]?\s*|please\s+)?(?:submit|send|confirm|go\s+ahead(?:\s+and\s+submit)?)(?:\s+(?:it|that|this|the\s+request|the\s+draft))?(?:\s+(?:please|pls|now|for\s+me))?\s*[.!]?\s*$"
+    r"|^\s*(?:帮我|请|你)?(?:提交|确认提交|确认|发送|提交吧|确认吧|就这样提交|直接提交)(?:吧|一下|了吧)?\s*[。!！]?\s*$"
 )
 _CAPABILITIES = rx(
     r"^\s*(?:hi|hello|hey|yo|hiya|morning|good\s+(?:morning|afternoon|evening))\b|\bwhat\s+can\s+you\s+do\b|\bhow\s+(?:do|can)\s+(?:i\s+use\s+)?(?:you|this)\b"
@@ -566,6 +571,7 @@ _ORDER: tuple[tuple[Intent, Any], ...] = (
     (Intent.SELF_APPROVE, lambda t, c: bool(_SELF_APPROVE.search(t))),
     (Intent.OTHERS, lambda t, c: _others(t, c)),
     (Intent.CANCEL_DRAFT, lambda t, c: bool(_CANCEL_DRAFT.search(t))),
+    (Intent.SUBMIT_DRAFT, lambda t, c: bool(_SUBMIT_DRAFT.search(t))),
     (Intent.STATUS, lambda t, c: bool(_STATUS.search(t))),
     (
         Intent.PENDING_APPROVALS,
@@ -591,7 +597,9 @@ _ORDER: tuple[tuple[Intent, Any], ...] = (
 
 # While a free-text answer is awaited, only these intents interrupt it (and the questions
 # among them only when asked as a question).
-_INTERRUPTS = frozenset({Intent.IDENTITY, Intent.SELF_APPROVE, Intent.OTHERS, Intent.CANCEL_DRAFT})
+_INTERRUPTS = frozenset(
+    {Intent.IDENTITY, Intent.SELF_APPROVE, Intent.OTHERS, Intent.CANCEL_DRAFT, Intent.SUBMIT_DRAFT}
+)
 _QUESTIONS = frozenset(
     {
         Intent.BALANCE,

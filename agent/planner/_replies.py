@@ -144,6 +144,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
         ),
         "zh": "如果要放弃已准备好的申请，请点击卡片上的「取消」——它还没有提交。要撤回已提交的申请，请说“撤回”加申请编号（R-…）。",
     },
+    "submit_draft": {
+        "en": "I can't send it for you: click **Submit** on the card — nothing is sent until you do.",
+        "zh": "我不能替你提交：请点击卡片上的「提交」——你点击之前什么都不会发送。",
+    },
     "thanks": {
         "en": "You're welcome! Tell me whenever you need leave, an expense or an approval.",
         "zh": "不客气！需要请假、报销或审批时随时找我。",

@@ -651,3 +651,29 @@ async def test_the_corrections_the_issue_lists(person, first, first_start, fix, 
 )
 async def test_the_issue_phrasings_that_got_the_small_talk_line_now_get_none(person, lang, text):
     await passes(one("issue-no-consent", person, lang, text, asked(), NoConsent()))
+
+
+@pytest.mark.parametrize(
+    ("person", "lang", "first", "then"),
+    [
+        ("oliver", "en", "annual leave on the 9th", "ok submit it"),
+        ("zhangsan", "zh", "后天请年假", "提交吧"),
+    ],
+)
+async def test_asking_the_bot_to_submit_points_at_the_button_and_sends_nothing(
+    person, lang, first, then
+):
+    """Only the person's click sends a draft: 'submit it' keeps the card open and says so."""
+    scenario = talk(
+        "submit-it",
+        person,
+        lang,
+        say(first, proposes(action="submit")),
+        say(then, asked(), NoConsent()),
+        end=(requests(person, 0),),
+        about="",
+        suite="test",
+    )
+    result = await run_scenario(scenario, OfflinePlanner())
+    assert result.passed, result.failures
+    assert "Submit" in result.turns[1].final.text or "提交" in result.turns[1].final.text
