@@ -41,10 +41,14 @@ HEARTBEAT_S = 15.0
 TEXT_MAX = 4000
 _CLOSE = {"kind": "sandbox.closing"}
 _SLIM_KEYS = ("seq", "kind", "user", "channel", "ts", "thread_ts", "status", "view_id")
-UNKNOWN_COMMAND = (
-    "`{command}` is not a valid command. In Slack, all messages that start with the "
-    '"/" character are interpreted as commands. This sandbox knows `/leave`.'
-)
+UNKNOWN_COMMAND = {
+    "en": (
+        "`{command}` is not a valid command. In Slack, all messages that start with the "
+        '"/" character are interpreted as commands. This sandbox knows `/leave`.'
+    ),
+    "zh": "`{command}` 不是有效的命令。在 Slack 中，以“/”开头的消息都会被当作命令。此沙盒支持 `/leave`。",
+}
+"""What Slack itself answers an unknown command with, in the person's client language."""
 
 
 def _error(status: int, message: str) -> web.HTTPException:
@@ -278,9 +282,9 @@ class SandboxApi:
         ws = self.ws
         conv, _ = ws.open_dm(user)
         if command != "/leave":
-            ws.post_ephemeral(
-                conv, user, text=UNKNOWN_COMMAND.format(command=command), thread_ts=thread_ts
-            )
+            language = "zh" if str(ws.user(user).get("locale", "")).startswith("zh") else "en"
+            text = UNKNOWN_COMMAND[language].format(command=command)
+            ws.post_ephemeral(conv, user, text=text, thread_ts=thread_ts)
             return web.json_response({"ok": False, "error": "unknown_command"})
         resp = await self.sandbox.sim.command(user, text, command)
         body = await _reply_body(resp)

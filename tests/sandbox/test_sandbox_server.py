@@ -216,6 +216,15 @@ async def test_a_command_answer_is_shown_only_to_the_person(client: TestClient, 
     assert (await dismissed.json())["ok"]
 
 
+async def test_an_unknown_command_is_refused_in_the_persons_language(client: TestClient):
+    """Slack answers an unknown command in its client's language: Chinese for 张三."""
+    await client.post("/sandbox/message", json={"user": "U0ZHANGSAN", "text": "/lunch"})
+    said = [e["text"] for e in (await snapshot(client, "U0ZHANGSAN"))["ephemerals"]]
+    assert said == [
+        "`/lunch` 不是有效的命令。在 Slack 中，以“/”开头的消息都会被当作命令。此沙盒支持 `/leave`。"
+    ]
+
+
 async def test_bad_requests_get_clear_errors(client: TestClient):
     json_type = {"Content-Type": "application/json"}
     assert (await client.post("/sandbox/message", data="nope", headers=json_type)).status == 400

@@ -71,6 +71,15 @@
     return Boolean(p && p.locale === "zh");
   }
 
+  /** The locales for dates and times: the person's, as their Slack client would use. */
+  function locales() {
+    return zh() ? ["zh-CN"] : [];
+  }
+
+  function replies_(n) {
+    return t(`${n} ${n === 1 ? "reply" : "replies"}`, `${n} 条回复`);
+  }
+
   function nameOf(userId) {
     if (userId === botId()) return state.info.bot.name;
     const p = state.byUser[userId];
@@ -126,11 +135,11 @@
   }
 
   function shortTime(ts) {
-    return tsDate(ts).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
+    return tsDate(ts).toLocaleTimeString(locales(), { hour: "numeric", minute: "2-digit" });
   }
 
   function fullTime(ts) {
-    return tsDate(ts).toLocaleString([], { dateStyle: "full", timeStyle: "short" });
+    return tsDate(ts).toLocaleString(locales(), { dateStyle: "full", timeStyle: "short" });
   }
 
   function isoDay(d) {
@@ -143,9 +152,9 @@
     const d = tsDate(ts);
     const today = state.info && state.info.today ? new Date(state.info.today + "T12:00:00") : new Date();
     const yesterday = new Date(today.getTime() - 86400000);
-    if (isoDay(d) === isoDay(today) || d.toDateString() === new Date().toDateString()) return "Today";
-    if (isoDay(d) === isoDay(yesterday)) return "Yesterday";
-    return d.toLocaleDateString([], { weekday: "long", month: "long", day: "numeric" });
+    if (isoDay(d) === isoDay(today) || d.toDateString() === new Date().toDateString()) return t("Today", "今天");
+    if (isoDay(d) === isoDay(yesterday)) return t("Yesterday", "昨天");
+    return d.toLocaleDateString(locales(), { weekday: "long", month: "long", day: "numeric" });
   }
 
   // ---- little UI pieces ------------------------------------------------------------------------
@@ -194,10 +203,8 @@
       return;
     }
     el.className = "conn-banner " + kind;
-    el.replaceChildren(
-      h("span", {}, NET.say(kind, zh())),
-      kind === "stale" ? h("button", { type: "button", class: "conn-reload", onclick: () => location.reload() }, t("Reload", "刷新")) : null
-    );
+    el.replaceChildren(h("span", {}, NET.say(kind, zh())));
+    if (kind === "stale") el.appendChild(h("button", { type: "button", class: "conn-reload", onclick: () => location.reload() }, t("Reload", "刷新")));
     el.hidden = false;
   }
 
@@ -220,14 +227,14 @@
       const yes = h(
         "button",
         { type: "button", class: "btn " + (confirm.style === "danger" ? "danger" : "primary"), onclick: () => done(true) },
-        BK.plainText(confirm.confirm) || "Yes"
+        BK.plainText(confirm.confirm) || t("Yes", "是")
       );
       const box = h(
         "div",
         { class: "dialog", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "dialog-title" },
-        h("h2", { id: "dialog-title" }, BK.plainText(confirm.title) || "Are you sure?"),
+        h("h2", { id: "dialog-title" }, BK.plainText(confirm.title) || t("Are you sure?", "确定吗？")),
         h("div", { class: "dialog-text" }, BK.textObject(confirm.text, renderCtx())),
-        h("div", { class: "dialog-foot" }, h("button", { type: "button", class: "btn", onclick: () => done(false) }, BK.plainText(confirm.deny) || "Cancel"), yes)
+        h("div", { class: "dialog-foot" }, h("button", { type: "button", class: "btn", onclick: () => done(false) }, BK.plainText(confirm.deny) || t("Cancel", "取消")), yes)
       );
       overlay.onclick = (e) => {
         if (e.target === overlay) done(false);
@@ -242,6 +249,7 @@
   function renderCtx(where) {
     return {
       userName: nameOf,
+      zh: zh(),
       onAction: (element, block, btn) => clickAction(element, block, btn, where || {}),
     };
   }
@@ -280,7 +288,7 @@
     const ctx = renderCtx(where);
     const wrap = h("div", { class: "msg-content" });
     if (m.subtype === "tombstone") {
-      wrap.appendChild(h("div", { class: "tombstone" }, "This message was deleted."));
+      wrap.appendChild(h("div", { class: "tombstone" }, t("This message was deleted.", "此消息已被删除。")));
       return wrap;
     }
     if (m.stream) wrap.appendChild(BK.stream(m.stream, ctx));
@@ -307,9 +315,9 @@
       "button",
       { type: "button", class: "thread-summary", onclick: () => openThread(m.ts), dataset: { threadTs: m.ts } },
       users.map((u) => avatar(u, "tiny")),
-      h("span", { class: "replies-link" }, `${n} ${n === 1 ? "reply" : "replies"}`),
-      m.latest_reply ? h("span", { class: "last-reply" }, "Last reply " + shortTime(m.latest_reply)) : null,
-      h("span", { class: "view-thread" }, "View thread ›")
+      h("span", { class: "replies-link" }, replies_(n)),
+      m.latest_reply ? h("span", { class: "last-reply" }, t("Last reply ", "最后回复于 ") + shortTime(m.latest_reply)) : null,
+      h("span", { class: "view-thread" }, t("View thread ›", "查看消息列 ›"))
     );
   }
 
@@ -333,7 +341,7 @@
         )
       );
     }
-    if (m.ephemeral) body.appendChild(h("div", { class: "eph-label" }, "👁 Only visible to you"));
+    if (m.ephemeral) body.appendChild(h("div", { class: "eph-label" }, t("👁 Only visible to you", "👁 仅对你可见")));
     body.appendChild(messageContent(m, where));
     if (m.ephemeral) {
       body.appendChild(
@@ -344,7 +352,7 @@
             class: "link-btn",
             onclick: () => post("/sandbox/ephemeral/dismiss", { user: state.user, ts: m.ts }).then(scheduleRefresh, () => {}),
           },
-          "Dismiss message"
+          t("Dismiss message", "关闭消息")
         )
       );
     }
@@ -423,15 +431,14 @@
         ? h(
             "div",
             { class: "suggestions" },
-            suggestions().map((s) => h("button", { type: "button", class: "chip", onclick: () => send(s, null) }, s))
+            suggestions().map((s) => h("button", { type: "button", class: "chip", onclick: () => sendChip(s) }, s))
           )
         : null
     );
   }
 
-  function renderMessages(forceBottom) {
+  function renderMessages() {
     const list = $("messages");
-    const atBottom = forceBottom || list.scrollHeight - list.scrollTop - list.clientHeight < 120;
     const snap = state.snap;
     const channel = snap.channel;
     const merged = [
@@ -451,29 +458,36 @@
       const active = state.threadTs === m.ts;
       items.push({
         key: (m.ephemeral ? "e:" : "m:") + m.ts,
-        sig: JSON.stringify([m, grouped, status && status.status, active]),
+        sig: JSON.stringify([m, grouped, status && status.status, active, zh()]),
         build: () => messageRow(m, { grouped, status, active }),
       });
     }
     reconcile(list, items, state.msgCache);
-    if (atBottom) list.scrollTop = list.scrollHeight;
   }
 
   // ---- the thread pane -------------------------------------------------------------------------
 
-  function openThread(ts) {
+  /** Show the thread of `ts` (null: none), alone: what another thread left in the pane goes. */
+  function setThread(ts) {
+    if (ts === state.threadTs) return;
     state.threadTs = ts;
     state.threadCache.clear();
+    $("thread-body").replaceChildren();
+    document.body.classList.toggle("thread-open", Boolean(ts));
+  }
+
+  function openThread(ts) {
+    setThread(ts);
     render(false, true);
     $("thread-input").focus();
   }
 
   function closeThread() {
-    state.threadTs = null;
+    setThread(null);
     render();
   }
 
-  function renderThread(forceBottom) {
+  function renderThread() {
     const pane = $("thread");
     if (!state.threadTs || state.tab !== "messages") {
       pane.hidden = true;
@@ -481,15 +495,14 @@
     }
     pane.hidden = false;
     const body = $("thread-body");
-    const atBottom = forceBottom || body.scrollHeight - body.scrollTop - body.clientHeight < 120;
     const snap = state.snap;
     const channel = snap.channel;
     const parent = snap.messages.find((m) => m.ts === state.threadTs);
     const items = [];
     if (!parent) {
-      items.push({ key: "loading", sig: "loading", build: () => h("div", { class: "empty" }, "Loading the thread…") });
+      items.push({ key: "loading", sig: "loading" + zh(), build: () => h("div", { class: "empty" }, t("Loading the thread…", "正在加载消息列…")) });
     } else {
-      items.push({ key: "parent", sig: JSON.stringify(parent), build: () => messageRow({ ...parent, channel }, { inThread: true, parent: true }) });
+      items.push({ key: "parent", sig: JSON.stringify([parent, zh()]), build: () => messageRow({ ...parent, channel }, { inThread: true, parent: true }) });
       const replies = [
         ...(parent.replies || []).map((m) => ({ ...m, channel })),
         ...snap.ephemerals.filter((e) => e.thread_ts === state.threadTs),
@@ -497,13 +510,13 @@
       const n = (parent.replies || []).length;
       items.push({
         key: "count",
-        sig: String(n),
-        build: () => h("div", { class: "reply-count" }, h("span", {}, n ? `${n} ${n === 1 ? "reply" : "replies"}` : "No replies yet")),
+        sig: String(n) + zh(),
+        build: () => h("div", { class: "reply-count" }, h("span", {}, n ? replies_(n) : t("No replies yet", "暂无回复"))),
       });
       for (const { m, grouped } of withGrouping(replies)) {
         items.push({
           key: (m.ephemeral ? "e:" : "m:") + m.ts,
-          sig: JSON.stringify([m, grouped]),
+          sig: JSON.stringify([m, grouped, zh()]),
           build: () => messageRow(m, { grouped, inThread: true }),
         });
       }
@@ -511,7 +524,10 @@
       if (status) items.push({ key: "status", sig: status.status, build: () => h("div", { class: "thread-status" }, avatar(botId(), "small"), thinkingLine(status)) });
     }
     reconcile(body, items, state.threadCache);
-    if (atBottom) body.scrollTop = body.scrollHeight;
+  }
+
+  function nearBottom(el) {
+    return el.scrollHeight - el.scrollTop - el.clientHeight < 120;
   }
 
   // ---- modals ----------------------------------------------------------------------------------
@@ -540,7 +556,7 @@
       control = h(
         "select",
         { id, name: block.block_id },
-        h("option", { value: "", disabled: true, selected: !initial }, BK.plainText(el.placeholder) || "Select an option"),
+        h("option", { value: "", disabled: true, selected: !initial }, BK.plainText(el.placeholder) || t("Select an option", "选择一个选项")),
         options.map((o) => h("option", { value: o.value, selected: o.value === initial }, BK.plainText(o.text)))
       );
       read = () => {
@@ -583,7 +599,7 @@
       read = () => ({ type, value: control.value === "" ? null : control.value });
       empty = () => !control.value.trim();
     } else {
-      control = h("div", { class: "bk-unsupported" }, `[${type} is not supported in the sandbox]`);
+      control = h("div", { class: "bk-unsupported" }, t(`[${type} is not supported in the sandbox]`, `[沙盒不支持 ${type}]`));
       read = () => ({ type });
       empty = () => false;
     }
@@ -591,7 +607,7 @@
     const wrap = h(
       "div",
       { class: "bk-input" },
-      h("label", { class: "bk-label", for: id }, BK.plainText(block.label), block.optional ? h("span", { class: "optional" }, " (optional)") : null),
+      h("label", { class: "bk-label", for: id }, BK.plainText(block.label), block.optional ? h("span", { class: "optional" }, t(" (optional)", "（可选）")) : null),
       control,
       block.hint ? h("div", { class: "bk-hint" }, BK.plainText(block.hint)) : null,
       error
@@ -625,10 +641,10 @@
         { class: "modal-head" },
         h("span", { class: "avatar bot small", "aria-hidden": "true" }),
         h("h2", { id: "modal-title" }, BK.plainText(view.title)),
-        h("button", { type: "button", class: "icon-btn", title: "Close", "aria-label": "Close", onclick: close }, "✕")
+        h("button", { type: "button", class: "icon-btn", title: t("Close", "关闭"), "aria-label": t("Close", "关闭"), onclick: close }, "✕")
       ),
       h("div", { class: "modal-body" }, banner, BK.blocks(view.blocks, ctx)),
-      h("div", { class: "modal-foot" }, h("button", { type: "button", class: "btn", onclick: close }, BK.plainText(view.close) || "Cancel"), submit)
+      h("div", { class: "modal-foot" }, h("button", { type: "button", class: "btn", onclick: close }, BK.plainText(view.close) || t("Cancel", "取消")), submit)
     );
     form.addEventListener("keydown", (e) => {
       if (e.key === "Escape") {
@@ -644,7 +660,7 @@
       for (const [blockId, input] of Object.entries(inputs)) {
         input.setError(null);
         if (!input.optional && input.empty()) {
-          input.setError("Please complete this required field.");
+          input.setError(t("Please complete this required field.", "请填写此必填字段。"));
           missing = true;
         }
         values[blockId] = { [input.action_id]: input.read() };
@@ -652,7 +668,7 @@
       if (missing) return;
       if (submit) submit.disabled = true;
       try {
-        const res = await post("/sandbox/views/submit", { user: state.user, view_id: view.id, values });
+        const res = await NET.post("/sandbox/views/submit", { user: state.user, view_id: view.id, values });
         if (res && res.errors) {
           for (const [blockId, message] of Object.entries(res.errors)) {
             if (inputs[blockId]) inputs[blockId].setError(message);
@@ -663,11 +679,12 @@
           }
         } else if (res && !res.ok) {
           banner.hidden = false;
-          banner.textContent = res.error || "We had some trouble connecting. Try again?";
+          banner.textContent = res.error || t("We had some trouble connecting. Try again?", "连接出现问题，要重试吗？");
         }
         scheduleRefresh();
-      } catch (_) {
-        // toast shown
+      } catch (err) {
+        banner.hidden = false; // said on the form, which stays open with what was typed
+        banner.textContent = NET.explain(err, zh());
       } finally {
         if (submit) submit.disabled = false;
       }
@@ -703,7 +720,7 @@
     state.homeKey = key;
     const pane = $("home");
     if (!home) {
-      pane.replaceChildren(h("div", { class: "empty" }, "Opening the Home tab…"));
+      pane.replaceChildren(h("div", { class: "empty" }, t("Opening the Home tab…", "正在打开主页…")));
       return;
     }
     pane.replaceChildren(h("div", { class: "home-view", dataset: { viewId: home.id } }, BK.blocks(home.blocks, renderCtx({ view_id: home.id }))));
@@ -741,12 +758,12 @@
               role: "listitem",
               class: classes.join(" "),
               dataset: { user: p.user_id },
-              title: `${p.name} · ${p.title}${p.manager ? " · reports to " + p.manager : ""}`,
+              title: `${p.name} · ${p.title}${p.manager ? t(" · reports to ", " · 汇报给 ") + p.manager : ""}`,
               onclick: () => switchUser(p.user_id),
             },
             avatar(p.user_id, "small"),
             h("span", { class: "person-text" }, h("span", { class: "person-name" }, p.name), h("span", { class: "person-title" }, p.title)),
-            p.pending ? h("span", { class: "badge", title: `${p.pending} waiting for approval` }, String(p.pending)) : null
+            p.pending ? h("span", { class: "badge", title: t(`${p.pending} waiting for approval`, `${p.pending} 条待审批`) }, String(p.pending)) : null
           )
         );
       }
@@ -761,7 +778,7 @@
             h(
               "div",
               { class: "me-text" },
-              h("div", { class: "me-label" }, "You are"),
+              h("div", { class: "me-label" }, t("You are", "你是")),
               h("div", { class: "me-name" }, p.name),
               h("div", { class: "me-title" }, `${p.title} · ${p.team}`)
             ),
@@ -776,7 +793,8 @@
       state.byUser = Object.fromEntries(state.people.map((p) => [p.user_id, p]));
       renderPeople();
     } catch (e) {
-      toast("Could not load the directory: " + e.message);
+      if (e.kind === "stale") setStale();
+      else if (e.kind !== "offline") toast(NET.explain(e, zh())); // offline: the banner says it
     }
   }
 
@@ -791,15 +809,22 @@
 
   // ---- rendering and refreshing --------------------------------------------------------------------
 
+  /** Draw the snapshot. Each pane that was at its end (or is told to) stays at its end; the
+   * scrolling happens after both panes are drawn, since opening the thread narrows the channel
+   * and its messages grow taller (the sent message would end up below the fold). */
   function render(forceBottom, threadBottom) {
     if (!state.snap) return;
-    renderMessages(forceBottom);
-    renderThread(threadBottom || forceBottom);
+    const list = $("messages");
+    const body = $("thread-body");
+    const followList = forceBottom || nearBottom(list);
+    const followThread = forceBottom || threadBottom || $("thread").hidden || nearBottom(body);
+    renderChrome();
+    renderMessages();
+    renderThread();
     renderModal();
     renderHome();
-    const p = me();
-    if (state.platform === "slack") document.title = p ? `approvals · ${p.name} · sandbox` : "approvals · sandbox";
-    $("channel-sub").textContent = p && p.locale === "zh" ? "请假与审批助手 · Your assistant for leave and approvals" : "Your assistant for leave and approvals";
+    if (followList) list.scrollTop = list.scrollHeight;
+    if (followThread && !$("thread").hidden) body.scrollTop = body.scrollHeight;
   }
 
   let refreshing = false;
@@ -829,7 +854,8 @@
         render(bottom, bottom);
       } while (refreshAgain);
     } catch (e) {
-      toast("Could not refresh: " + e.message);
+      if (e.kind === "stale") setStale();
+      else if (e.kind !== "offline") toast(NET.explain(e, zh())); // offline: the banner says it
     } finally {
       refreshing = false;
     }
@@ -843,23 +869,30 @@
     }, 25);
   }
 
+  /** On a narrow screen the people list is a drawer over the chat (☰ opens it). */
+  function setDrawer(open) {
+    document.body.classList.toggle("people-open", open);
+    for (const id of ["menu-btn", "lk-menu-btn"]) if ($(id)) $(id).setAttribute("aria-expanded", String(open));
+  }
+
   async function switchUser(userId) {
     if (!state.byUser[userId]) return;
+    setDrawer(false);
     const changed = userId !== state.user;
     state.user = userId;
     state.unread.delete(userId);
     if (changed) {
-      state.threadTs = null;
+      setThread(null);
       state.modalKey = null;
       state.homeKey = null;
       state.msgCache.clear();
       state.threadCache.clear();
       $("messages").replaceChildren();
-      $("thread-body").replaceChildren();
       $("home").replaceChildren();
       $("modal-overlay").hidden = true;
     }
     history.replaceState(null, "", "#" + hashFor(userId));
+    renderChrome();
     renderPeople();
     if (state.platform === "feishu" && feishu) feishu.userChanged();
     wantBottom = true;
@@ -892,9 +925,7 @@
     document.body.classList.toggle("platform-feishu", onFeishu);
     $("slack-workspace").hidden = onFeishu;
     $("feishu").hidden = !onFeishu;
-    $("topbar-search").textContent = onFeishu
-      ? "Approvals sandbox — 飞书 · everything runs on this machine"
-      : "Approvals sandbox — everything runs on this machine";
+    renderChrome();
     if (state.user) history.replaceState(null, "", "#" + hashFor(state.user));
     if (onFeishu) feishu.show();
     else {
@@ -907,21 +938,28 @@
 
   // ---- composing -------------------------------------------------------------------------------------
 
+  /** Send a message as the person; null when it went, else the sentence saying why not. */
   async function send(text, threadTs) {
     const clean = String(text || "").trim();
-    if (!clean || !state.user) return false;
+    if (!clean || !state.user) return null;
+    let res;
     try {
-      const res = await post("/sandbox/message", { user: state.user, text: clean, thread_ts: threadTs || null });
-      if (!threadTs && res && res.ts && !clean.startsWith("/")) {
-        state.threadTs = res.ts; // watch the agent work in the thread
-        state.threadCache.clear();
-      }
-      wantBottom = true;
-      scheduleRefresh();
-      return true;
-    } catch (_) {
-      return false;
+      res = await NET.post("/sandbox/message", { user: state.user, text: clean, thread_ts: threadTs || null });
+    } catch (err) {
+      if (err.kind === "stale") setStale();
+      return NET.explain(err, zh());
     }
+    if (!threadTs && res && res.ts && !clean.startsWith("/")) setThread(res.ts); // watch the agent work in it
+    wantBottom = true;
+    scheduleRefresh();
+    if (res && res.status && res.status !== 200) return NET.say("bot", zh(), { status: res.status });
+    return null;
+  }
+
+  /** A suggestion chip sends its text; a failure is a toast (there is no composer to keep it). */
+  async function sendChip(text) {
+    const error = await send(text, null);
+    if (error) toast(error);
   }
 
   function autosize(area) {
@@ -932,14 +970,26 @@
   function wireComposer(formId, inputId, threadOf) {
     const form = $(formId);
     const area = $(inputId);
+    const error = form.querySelector(".send-error");
+    let sending = false;
     const submit = async () => {
       const text = area.value;
-      if (!text.trim()) return;
+      if (!text.trim() || sending) return; // Enter pressed twice sends once
+      sending = true;
+      form.classList.add("sending");
+      error.hidden = true;
       area.value = "";
       autosize(area);
       updateSlashHint();
-      const ok = await send(text, threadOf());
-      if (!ok) area.value = text;
+      const failed = await send(text, threadOf());
+      sending = false;
+      form.classList.remove("sending");
+      if (failed) {
+        if (!area.value) area.value = text; // keep what they wrote, to send again
+        autosize(area);
+        error.textContent = failed;
+        error.hidden = false;
+      }
     };
     form.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -952,6 +1002,7 @@
       }
     });
     area.addEventListener("input", () => {
+      error.hidden = true;
       autosize(area);
       if (inputId === "composer-input") updateSlashHint();
     });
@@ -974,8 +1025,8 @@
             },
           },
           h("b", {}, "/leave"),
-          h("span", {}, " [what you need]"),
-          h("small", {}, "Ask for leave — with no text it opens the form · approvals")
+          h("span", {}, t(" [what you need]", " [你的需求]")),
+          h("small", {}, t("Ask for leave — with no text it opens the form · approvals", "请假：不带文字时打开表单 · approvals"))
         )
       );
       hint.hidden = false;
@@ -1016,31 +1067,70 @@
 
   // ---- start ------------------------------------------------------------------------------------------
 
-  function renderTopbar() {
+  /** The page's own words (not the bot's), in the viewer's language, for both views' top bar
+   * and the Slack view; the Feishu view draws its own. */
+  function renderChrome() {
     const info = state.info;
-    $("ws-name").replaceChildren(h("div", { class: "ws-title" }, info.organisation), h("div", { class: "ws-sub" }, "Approvals sandbox"));
-    const model = info.model.split(" (")[0];
-    const today = new Date(info.today + "T12:00:00").toLocaleDateString([], { weekday: "short", day: "numeric", month: "short", year: "numeric" });
-    const chips = [
-      h("span", { class: "chip-info", title: info.store }, info.persistent ? "Redis store" : "In-process store · not persisted"),
-      h("span", { class: "chip-info", title: info.model }, model.charAt(0).toUpperCase() + model.slice(1)),
-      h("span", { class: "chip-info", title: "The engine's date (APPROVALS_NOW fixes it)" }, "Today: " + today),
-    ];
-    $("topbar-right").replaceChildren(...chips);
+    if (!info) return;
+    const onFeishu = state.platform === "feishu";
+    document.documentElement.lang = zh() ? "zh-CN" : "en";
+    $("ws-name").replaceChildren(h("div", { class: "ws-title" }, info.organisation), h("div", { class: "ws-sub" }, t("Approvals sandbox", "审批沙盒")));
+    $("topbar-search").textContent = onFeishu
+      ? t("Approvals sandbox — 飞书 · everything runs on this machine", "审批沙盒 — 飞书 · 一切都在本机运行")
+      : t("Approvals sandbox — everything runs on this machine", "审批沙盒 — 一切都在本机运行");
+    const offline = !info.model.startsWith("LLM ");
+    const model = offline ? t("Offline planner", "离线规划器") : info.model.split(" (")[0];
+    const today = new Date(info.today + "T12:00:00").toLocaleDateString(locales(), { weekday: "short", day: "numeric", month: "short", year: "numeric" });
+    $("topbar-right").replaceChildren(
+      h("span", { class: "chip-info", title: info.store }, info.persistent ? t("Redis store", "Redis 存储") : t("In-process store · not persisted", "进程内存储 · 不持久化")),
+      h("span", { class: "chip-info", title: info.model }, model),
+      h("span", { class: "chip-info", title: t("The engine's date (APPROVALS_NOW fixes it)", "引擎的日期（APPROVALS_NOW 可固定）") }, t("Today: ", "今天：") + today)
+    );
+    $("side-apps").textContent = t("Apps", "应用");
+    $("side-people").replaceChildren(t("Switch person", "切换身份"), h("span", { class: "hint" }, t(" — who are you?", " — 你是谁？")));
+    $("menu-btn").title = t("People", "切换身份");
+    $("menu-btn").setAttribute("aria-label", $("menu-btn").title);
+    $("tab-home").textContent = t("Home", "主页");
+    $("tab-messages").textContent = t("Messages", "消息");
+    $("channel-sub").textContent = t("Your assistant for leave and approvals", "请假与审批助手");
+    const placeholder = t("Message approvals", "发送消息给 approvals");
+    $("composer-input").placeholder = placeholder;
+    $("composer-input").setAttribute("aria-label", placeholder);
+    $("composer-help").replaceChildren(
+      ...(zh()
+        ? [h("b", {}, "Enter"), " 发送 · ", h("b", {}, "Shift+Enter"), " 换行 · ", h("b", {}, "/leave"), " 打开请假表单"]
+        : [h("b", {}, "Enter"), " to send · ", h("b", {}, "Shift+Enter"), " new line · ", h("b", {}, "/leave"), " opens the leave form"])
+    );
+    $("thread-title").textContent = t("Thread", "消息列");
+    $("thread-close").title = t("Close thread", "关闭消息列");
+    $("thread-close").setAttribute("aria-label", $("thread-close").title);
+    $("thread-input").placeholder = t("Reply…", "回复…");
+    $("thread-input").setAttribute("aria-label", t("Reply in thread", "在消息列中回复"));
+    for (const el of document.querySelectorAll("#slack-workspace .send")) {
+      el.title = t("Send", "发送");
+      el.setAttribute("aria-label", el.title);
+    }
+    const p = me();
+    if (!onFeishu) document.title = p ? `approvals · ${p.name} · sandbox` : "approvals · sandbox";
+    showLive();
   }
 
   async function start() {
     try {
       state.info = await getJSON("/sandbox/info");
     } catch (e) {
-      toast("The sandbox is not answering: " + e.message);
+      if (e.kind === "stale") setStale();
+      else showBanner("reconnecting");
+      setTimeout(start, 2000); // the page comes up once the sandbox does
       return;
     }
-    renderTopbar();
+    renderChrome();
     await loadPeople();
     wireComposer("composer", "composer-input", () => null);
     wireComposer("thread-composer", "thread-input", () => state.threadTs);
     $("thread-close").addEventListener("click", closeThread);
+    for (const id of ["menu-btn", "lk-menu-btn"]) $(id).addEventListener("click", () => setDrawer(!document.body.classList.contains("people-open")));
+    $("drawer-backdrop").addEventListener("click", () => setDrawer(false));
     for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => setTab(tab.dataset.tab));
     $("app-item").addEventListener("click", () => setTab("messages"));
     if (window.Feishu) {

@@ -300,11 +300,18 @@
 
   // ---- thinking steps: plan blocks, task cards, streams ----------------------------------------
 
-  const STATUS_LABEL = { pending: "Pending", in_progress: "In progress", complete: "Done", error: "Failed" };
+  // Slack's own words around the steps, in the reader's language (ctx.zh).
+  const STATUS_LABEL = {
+    pending: ["Pending", "等待中"],
+    in_progress: ["In progress", "进行中"],
+    complete: ["Done", "已完成"],
+    error: ["Failed", "失败"],
+  };
 
-  function statusIcon(status) {
+  function statusIcon(status, ctx) {
     const s = STATUS_LABEL[status] ? status : "pending";
-    return h("span", { class: "task-icon " + s, title: STATUS_LABEL[s], "aria-label": STATUS_LABEL[s] });
+    const label = STATUS_LABEL[s][ctx && ctx.zh ? 1 : 0];
+    return h("span", { class: "task-icon " + s, title: label, "aria-label": label });
   }
 
   function taskRow(task, ctx) {
@@ -319,21 +326,22 @@
       else box.appendChild(textObject(value, ctx));
       body.appendChild(box);
     }
-    return h("li", { class: "task " + status, dataset: { taskId: task.id || task.task_id || "", status } }, statusIcon(status), body);
+    return h("li", { class: "task " + status, dataset: { taskId: task.id || task.task_id || "", status } }, statusIcon(status, ctx), body);
   }
 
   function planGroup(title, tasks, running, ctx) {
     const done = tasks.filter((t) => t.status === "complete").length;
     const failed = tasks.some((t) => t.status === "error");
     const active = running || tasks.some((t) => t.status === "in_progress" || t.status === "pending");
-    const steps = (n) => `${n} step${n === 1 ? "" : "s"}`;
-    const summary =
-      title || (active ? "Working on it…" : failed ? `${steps(tasks.length - done)} failed · ${done} done` : `Completed ${steps(done)}`);
+    const zh = Boolean(ctx && ctx.zh);
+    const steps = (n) => (zh ? `${n} 个步骤` : `${n} step${n === 1 ? "" : "s"}`);
+    const failedLine = zh ? `${steps(tasks.length - done)}失败 · ${done} 个完成` : `${steps(tasks.length - done)} failed · ${done} done`;
+    const summary = title || (active ? (zh ? "处理中…" : "Working on it…") : failed ? failedLine : zh ? `已完成 ${steps(done)}` : `Completed ${steps(done)}`);
     const state = active ? "in_progress" : failed ? "error" : "complete";
     const details = h(
       "details",
       { class: "plan " + state, open: true },
-      h("summary", {}, statusIcon(state), h("span", { class: "plan-title" }, summary)),
+      h("summary", {}, statusIcon(state, ctx), h("span", { class: "plan-title" }, summary)),
       h("ol", { class: "tasks" }, tasks.map((t) => taskRow(t, ctx)))
     );
     return details;

@@ -608,33 +608,43 @@
             "用自己的话请假，中文或英文都可以：机器人会准备好申请并给你一张卡片，你点击「提交」之前不会发出任何内容。"
           )
         ),
-        empty ? h("div", { class: "lk-suggestions" }, suggestions().map((s) => h("button", { type: "button", class: "lk-chip", onclick: () => send(s, null) }, s))) : null
+        empty ? h("div", { class: "lk-suggestions" }, suggestions().map((s) => h("button", { type: "button", class: "lk-chip", onclick: () => sendChip(s) }, s))) : null
       );
     }
 
-    function renderMessages(forceBottom) {
+    function renderMessages() {
       const list = $("lk-messages");
-      const atBottom = forceBottom || list.scrollHeight - list.scrollTop - list.clientHeight < 120;
       const messages = st.snap.messages || [];
       const items = [{ key: "welcome", sig: `w:${messages.length === 0}:${st.openId}:${zh()}`, build: () => welcome(messages.length === 0) }];
       items.push(...rowItems(messages, {}, true));
       reconcile(list, items, st.msgCache);
-      if (atBottom) list.scrollTop = list.scrollHeight;
+    }
+
+    /** Show the thread of `rootId` (null: none), alone: what another thread left in the pane goes. */
+    function setThread(rootId) {
+      if (rootId === st.threadRoot) return;
+      st.threadRoot = rootId;
+      st.threadCache.clear();
+      $("lk-thread-body").replaceChildren();
+      document.body.classList.toggle("lk-thread-open", Boolean(rootId));
     }
 
     function openThread(rootId) {
-      st.threadRoot = rootId;
-      st.threadCache.clear();
+      setThread(rootId);
       render(false, true);
       $("lk-thread-input").focus();
     }
 
     function closeThread() {
-      st.threadRoot = null;
+      setThread(null);
       render();
     }
 
-    function renderThread(forceBottom) {
+    function nearBottom(el) {
+      return el.scrollHeight - el.scrollTop - el.clientHeight < 120;
+    }
+
+    function renderThread() {
       const pane = $("lk-thread");
       if (!st.threadRoot) {
         pane.hidden = true;
@@ -642,7 +652,6 @@
       }
       pane.hidden = false;
       const body = $("lk-thread-body");
-      const atBottom = forceBottom || body.scrollHeight - body.scrollTop - body.clientHeight < 120;
       const root = (st.snap.messages || []).find((m) => m.message_id === st.threadRoot);
       const items = [];
       if (!root) {
@@ -658,7 +667,6 @@
         items.push(...rowItems(root.replies || [], { inThread: true }, false));
       }
       reconcile(body, items, st.threadCache);
-      if (atBottom) body.scrollTop = body.scrollHeight;
     }
 
     function notOnFeishu() {
@@ -688,6 +696,8 @@
       $("lk-chats-heading").textContent = t("Messages", "消息");
       $("lk-people-heading").replaceChildren(t("Switch person", "切换身份"), h("span", { class: "hint" }, t(" — who are you?", " — 你是谁？")));
       $("lk-bot-tag").textContent = t("Bot", "机器人");
+      $("lk-menu-btn").title = t("People", "切换身份");
+      $("lk-menu-btn").setAttribute("aria-label", $("lk-menu-btn").title);
       $("lk-chat-sub").textContent = t("Your assistant for leave and approvals", "请假与审批助手");
       $("lk-input").placeholder = t(`Message ${botName()}`, `发送给 ${botName()}`);
       $("lk-input").setAttribute("aria-label", $("lk-input").placeholder);
@@ -771,8 +781,15 @@
         return;
       }
       if (!st.snap) return;
-      renderMessages(forceBottom);
-      renderThread(threadBottom || forceBottom);
+      // Scroll after both panes are drawn: opening the thread narrows the chat, which grows taller.
+      const list = $("lk-messages");
+      const body = $("lk-thread-body");
+      const followList = forceBottom || nearBottom(list);
+      const followThread = forceBottom || threadBottom || $("lk-thread").hidden || nearBottom(body);
+      renderMessages();
+      renderThread();
+      if (followList) list.scrollTop = list.scrollHeight;
+      if (followThread && !$("lk-thread").hidden) body.scrollTop = body.scrollHeight;
     }
 
     // ---- refreshing ----
@@ -804,7 +821,8 @@
           render(bottom, bottom);
         } while (refreshAgain);
       } catch (e) {
-        toast({ type: "error", content: "Could not refresh: " + e.message });
+        if (e.kind === "stale") hooks.stale();
+        else if (e.kind !== "offline") toast({ type: "error", content: NET.explain(e, zh()) }); // offline: the banner says it
       } finally {
         refreshing = false;
       }
@@ -820,21 +838,27 @@
 
     // ---- composing ----
 
+    /** Send a message as the person; null when it went, else the sentence saying why not. */
     async function send(text, rootId) {
       const clean = String(text || "").trim();
-      if (!clean || !st.openId) return false;
+      if (!clean || !st.openId) return null;
+      let res;
       try {
-        const res = await post("/sandbox/feishu/message", { open_id: st.openId, text: clean, root_id: rootId || null });
-        if (!rootId && res && res.message_id) {
-          st.threadRoot = res.message_id; // the bot answers in the message's thread: watch it there
-          st.threadCache.clear();
-        }
-        wantBottom = true;
-        scheduleRefresh();
-        return true;
-      } catch (_) {
-        return false;
+        res = await NET.post("/sandbox/feishu/message", { open_id: st.openId, text: clean, root_id: rootId || null });
+      } catch (err) {
+        if (err.kind === "stale") hooks.stale();
+        return NET.explain(err, zh());
       }
+      if (!rootId && res && res.message_id) setThread(res.message_id); // the bot answers in its thread
+      wantBottom = true;
+      scheduleRefresh();
+      if (res && res.status && res.status !== 200) return NET.say("bot", zh(), { status: res.status });
+      return null;
+    }
+
+    async function sendChip(text) {
+      const error = await send(text, null);
+      if (error) toast({ type: "error", content: error });
     }
 
     function wireComposer(formId, inputId, rootOf) {
@@ -844,13 +868,23 @@
         area.style.height = "auto";
         area.style.height = Math.min(area.scrollHeight, 180) + "px";
       };
+      const error = form.querySelector(".send-error");
+      let sending = false;
       const submit = async () => {
         const text = area.value;
-        if (!text.trim()) return;
+        if (!text.trim() || sending) return; // Enter pressed twice sends once
+        sending = true;
+        error.hidden = true;
         area.value = "";
         autosize();
-        const ok = await send(text, rootOf());
-        if (!ok) area.value = text;
+        const failed = await send(text, rootOf());
+        sending = false;
+        if (failed) {
+          if (!area.value) area.value = text; // keep what they wrote, to send again
+          autosize();
+          error.textContent = failed;
+          error.hidden = false;
+        }
       };
       form.addEventListener("submit", (e) => {
         e.preventDefault();
@@ -862,7 +896,10 @@
           submit();
         }
       });
-      area.addEventListener("input", autosize);
+      area.addEventListener("input", () => {
+        error.hidden = true;
+        autosize();
+      });
     }
 
     // ---- live updates ----
@@ -898,11 +935,9 @@
       if (openId !== st.openId) {
         st.openId = openId;
         st.snap = null;
-        st.threadRoot = null;
+        setThread(null);
         st.msgCache.clear();
-        st.threadCache.clear();
         $("lk-messages").replaceChildren();
-        $("lk-thread-body").replaceChildren();
         $("lk-dialog-overlay").hidden = true;
         $("lk-toast").hidden = true; // a toast answers the click of whoever was here before
       }
