@@ -9,41 +9,21 @@ fonts-noto-cjk) to look right in the screenshots; the assertions do not depend o
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.sandbox.server import Sandbox
+from tests.sandbox.browser import ROOT, SHOTS, chromium
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "artifacts" / "screenshots"
 OVERVIEW = ROOT / "docs" / "sandbox.png"
 OLIVER, EMMA, ZHANG, WANG, PRIYA = "U0OLIVER", "U0EMMA", "U0ZHANGSAN", "U0WANGFANG", "U0PRIYA"
 
 pytestmark = pytest.mark.slow
-
-
-def _missing() -> str | None:
-    if importlib.util.find_spec("playwright") is None:
-        return "Python playwright is not installed"
-    if not Path(CHROMIUM).exists():
-        return f"{CHROMIUM} is not installed (apt-get install chromium)"
-    return None
 
 
 @dataclass
@@ -83,21 +63,9 @@ class Ui:
 
 @pytest.fixture
 async def ui(sandbox: Sandbox) -> AsyncIterator[Ui]:
-    reason = _missing()
-    if reason is not None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
-    from playwright.async_api import async_playwright, expect
-
-    expect.set_options(timeout=10_000)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     url = await sandbox.start("127.0.0.1", 0)
     try:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-            )
+        async with chromium() as browser:
             context = await browser.new_context(
                 viewport={"width": 1440, "height": 900},
                 locale="en-GB",
@@ -109,7 +77,6 @@ async def ui(sandbox: Sandbox) -> AsyncIterator[Ui]:
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             yield Ui(page, url, sandbox, errors)
-            await browser.close()
     finally:
         await sandbox.stop()
 

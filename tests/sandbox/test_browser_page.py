@@ -17,7 +17,7 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.sandbox.server import Sandbox
-from tests.sandbox.test_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, SHOTS, _missing
+from tests.sandbox.browser import ROOT, SHOTS, chromium
 
 OLIVER, ZHANG, WANG = "U0OLIVER", "U0ZHANGSAN", "U0WANGFANG"
 DOCS = ROOT / "docs"
@@ -30,22 +30,12 @@ Opener = Callable[..., Awaitable[Any]]
 @pytest.fixture
 async def open_page(sandbox: Sandbox) -> AsyncIterator[Opener]:
     """open_page(user, width=1440, height=900, locale="en-GB") → a page showing that person."""
-    reason = _missing()
-    if reason is not None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
-    expect.set_options(timeout=10_000)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     url = await sandbox.start("127.0.0.1", 0)
     errors: list[str] = []
     try:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-            )
+        async with chromium() as browser:
 
             async def opener(
                 user: str, width: int = 1440, height: int = 900, locale: str = "en-GB"
@@ -63,7 +53,6 @@ async def open_page(sandbox: Sandbox) -> AsyncIterator[Opener]:
                 return page
 
             yield opener
-            await browser.close()
     finally:
         await sandbox.stop()
     assert errors == []  # no script error on any page

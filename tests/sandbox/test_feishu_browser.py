@@ -7,7 +7,6 @@ artifacts/screenshots/feishu-NN-name.png.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.sandbox.server import Sandbox
-from tests.sandbox.test_browser import CHROMIUM, CHROMIUM_ARGS, SHOTS, _missing
+from tests.sandbox.browser import SHOTS, chromium
 
 ZHANG, WANG, OLIVER = "U0ZHANGSAN", "U0WANGFANG", "U0OLIVER"
 
@@ -60,21 +59,9 @@ class FeishuUi:
 
 @pytest.fixture
 async def fui(sandbox: Sandbox) -> AsyncIterator[FeishuUi]:
-    reason = _missing()
-    if reason is not None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
-    from playwright.async_api import async_playwright, expect
-
-    expect.set_options(timeout=10_000)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     url = await sandbox.start("127.0.0.1", 0)
     try:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-            )
+        async with chromium() as browser:
             context = await browser.new_context(
                 viewport={"width": 1440, "height": 900},
                 locale="zh-CN",
@@ -86,7 +73,6 @@ async def fui(sandbox: Sandbox) -> AsyncIterator[FeishuUi]:
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             yield FeishuUi(page, url, sandbox, errors)
-            await browser.close()
     finally:
         await sandbox.stop()
 

@@ -942,18 +942,13 @@
   async function send(text, threadTs) {
     const clean = String(text || "").trim();
     if (!clean || !state.user) return null;
-    let res;
-    try {
-      res = await NET.post("/sandbox/message", { user: state.user, text: clean, thread_ts: threadTs || null });
-    } catch (err) {
-      if (err.kind === "stale") setStale();
-      return NET.explain(err, zh());
-    }
-    if (!threadTs && res && res.ts && !clean.startsWith("/")) setThread(res.ts); // watch the agent work in it
+    const body = { user: state.user, text: clean, thread_ts: threadTs || null };
+    const { res, error } = await NET.sendMessage("/sandbox/message", body, zh(), setStale);
+    if (!res) return error;
+    if (!threadTs && res.ts && !clean.startsWith("/")) setThread(res.ts); // watch the agent work in it
     wantBottom = true;
     scheduleRefresh();
-    if (res && res.status && res.status !== 200) return NET.say("bot", zh(), { status: res.status });
-    return null;
+    return error;
   }
 
   /** A suggestion chip sends its text; a failure is a toast (there is no composer to keep it). */
@@ -962,50 +957,9 @@
     if (error) toast(error);
   }
 
-  function autosize(area) {
-    area.style.height = "auto";
-    area.style.height = Math.min(area.scrollHeight, 200) + "px";
-  }
-
   function wireComposer(formId, inputId, threadOf) {
-    const form = $(formId);
-    const area = $(inputId);
-    const error = form.querySelector(".send-error");
-    let sending = false;
-    const submit = async () => {
-      const text = area.value;
-      if (!text.trim() || sending) return; // Enter pressed twice sends once
-      sending = true;
-      form.classList.add("sending");
-      error.hidden = true;
-      area.value = "";
-      autosize(area);
-      updateSlashHint();
-      const failed = await send(text, threadOf());
-      sending = false;
-      form.classList.remove("sending");
-      if (failed) {
-        if (!area.value) area.value = text; // keep what they wrote, to send again
-        autosize(area);
-        error.textContent = failed;
-        error.hidden = false;
-      }
-    };
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      submit();
-    });
-    area.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-        e.preventDefault();
-        submit();
-      }
-    });
-    area.addEventListener("input", () => {
-      error.hidden = true;
-      autosize(area);
-      if (inputId === "composer-input") updateSlashHint();
-    });
+    const changed = inputId === "composer-input" ? updateSlashHint : null;
+    NET.composer($(formId), $(inputId), (text) => send(text, threadOf()), { changed });
   }
 
   function updateSlashHint() {

@@ -91,6 +91,66 @@
     return { close: () => source && source.close() };
   }
 
+  /** POST a message; {res, error}: error is null when it went, else the sentence saying why not
+   * (a stale page also calls onStale). */
+  async function sendMessage(url, body, zh, onStale) {
+    try {
+      const res = await post(url, body);
+      const error = res && res.status && res.status !== 200 ? say("bot", zh, { status: res.status }) : null;
+      return { res, error };
+    } catch (err) {
+      if (err.kind === "stale") onStale();
+      return { res: null, error: explain(err, zh) };
+    }
+  }
+
+  /** A composer: Enter sends (Shift+Enter: new line), once even if pressed twice; a failure
+   * is said under it (its .send-error) and the text stays. send(text) → null or the sentence. */
+  function composer(form, area, send, opts) {
+    const maxHeight = (opts && opts.maxHeight) || 200;
+    const changed = (opts && opts.changed) || (() => {});
+    const error = form.querySelector(".send-error");
+    const autosize = () => {
+      area.style.height = "auto";
+      area.style.height = Math.min(area.scrollHeight, maxHeight) + "px";
+    };
+    let sending = false;
+    const submit = async () => {
+      const text = area.value;
+      if (!text.trim() || sending) return;
+      sending = true;
+      form.classList.add("sending");
+      error.hidden = true;
+      area.value = "";
+      autosize();
+      changed();
+      const failed = await send(text);
+      sending = false;
+      form.classList.remove("sending");
+      if (failed) {
+        if (!area.value) area.value = text; // keep what they wrote, to send again
+        autosize();
+        error.textContent = failed;
+        error.hidden = false;
+      }
+    };
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      submit();
+    });
+    area.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        submit();
+      }
+    });
+    area.addEventListener("input", () => {
+      error.hidden = true;
+      autosize();
+      changed();
+    });
+  }
+
   const SAY = {
     offline: [
       "Can't reach the sandbox — is approvals-bot sandbox still running? Nothing was sent.",
@@ -114,5 +174,5 @@
     return text.replace(/\{(\w+)\}/g, (_, k) => String((vars || {})[k] ?? ""));
   }
 
-  window.SandboxCommon = { getJSON, post, events, explain, say, SandboxError, TOKEN_HEADER };
+  window.SandboxCommon = { getJSON, post, events, explain, say, sendMessage, composer, SandboxError, TOKEN_HEADER };
 })();

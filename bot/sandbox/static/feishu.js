@@ -842,18 +842,13 @@
     async function send(text, rootId) {
       const clean = String(text || "").trim();
       if (!clean || !st.openId) return null;
-      let res;
-      try {
-        res = await NET.post("/sandbox/feishu/message", { open_id: st.openId, text: clean, root_id: rootId || null });
-      } catch (err) {
-        if (err.kind === "stale") hooks.stale();
-        return NET.explain(err, zh());
-      }
-      if (!rootId && res && res.message_id) setThread(res.message_id); // the bot answers in its thread
+      const body = { open_id: st.openId, text: clean, root_id: rootId || null };
+      const { res, error } = await NET.sendMessage("/sandbox/feishu/message", body, zh(), hooks.stale);
+      if (!res) return error;
+      if (!rootId && res.message_id) setThread(res.message_id); // the bot answers in its thread
       wantBottom = true;
       scheduleRefresh();
-      if (res && res.status && res.status !== 200) return NET.say("bot", zh(), { status: res.status });
-      return null;
+      return error;
     }
 
     async function sendChip(text) {
@@ -862,44 +857,7 @@
     }
 
     function wireComposer(formId, inputId, rootOf) {
-      const form = $(formId);
-      const area = $(inputId);
-      const autosize = () => {
-        area.style.height = "auto";
-        area.style.height = Math.min(area.scrollHeight, 180) + "px";
-      };
-      const error = form.querySelector(".send-error");
-      let sending = false;
-      const submit = async () => {
-        const text = area.value;
-        if (!text.trim() || sending) return; // Enter pressed twice sends once
-        sending = true;
-        error.hidden = true;
-        area.value = "";
-        autosize();
-        const failed = await send(text, rootOf());
-        sending = false;
-        if (failed) {
-          if (!area.value) area.value = text; // keep what they wrote, to send again
-          autosize();
-          error.textContent = failed;
-          error.hidden = false;
-        }
-      };
-      form.addEventListener("submit", (e) => {
-        e.preventDefault();
-        submit();
-      });
-      area.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-          e.preventDefault();
-          submit();
-        }
-      });
-      area.addEventListener("input", () => {
-        error.hidden = true;
-        autosize();
-      });
+      NET.composer($(formId), $(inputId), (text) => send(text, rootOf()), { maxHeight: 180 });
     }
 
     // ---- live updates ----
