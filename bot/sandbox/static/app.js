@@ -134,27 +134,30 @@
     return new Date(tsParts(ts)[0] * 1000);
   }
 
+  // Times are shown in the person's own time zone, as their Slack client would.
+  function zone() {
+    return NET.zoneOf(me());
+  }
+
   function shortTime(ts) {
-    return tsDate(ts).toLocaleTimeString(locales(), { hour: "numeric", minute: "2-digit" });
+    return tsDate(ts).toLocaleTimeString(locales(), { hour: "numeric", minute: "2-digit", timeZone: zone() });
   }
 
   function fullTime(ts) {
-    return tsDate(ts).toLocaleString(locales(), { dateStyle: "full", timeStyle: "short" });
+    return tsDate(ts).toLocaleString(locales(), { dateStyle: "full", timeStyle: "short", timeZone: zone() });
   }
 
   function isoDay(d) {
-    const pad = (n) => String(n).padStart(2, "0");
-    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+    return NET.isoDayIn(d, zone());
   }
 
   function dayLabel(ts) {
-    // "Today" is the product's today (APPROVALS_NOW can fix it), else the browser's.
-    const d = tsDate(ts);
-    const today = state.info && state.info.today ? new Date(state.info.today + "T12:00:00") : new Date();
-    const yesterday = new Date(today.getTime() - 86400000);
-    if (isoDay(d) === isoDay(today) || d.toDateString() === new Date().toDateString()) return t("Today", "今天");
-    if (isoDay(d) === isoDay(yesterday)) return t("Yesterday", "昨天");
-    return d.toLocaleDateString(locales(), { weekday: "long", month: "long", day: "numeric" });
+    // "Today" is the product's today (APPROVALS_NOW can fix it), or the real one.
+    const day = isoDay(tsDate(ts));
+    const today = state.info && state.info.today ? state.info.today : isoDay(new Date());
+    if (day === today || day === isoDay(new Date())) return t("Today", "今天");
+    if (day === NET.dayBefore(today)) return t("Yesterday", "昨天");
+    return tsDate(ts).toLocaleDateString(locales(), { weekday: "long", month: "long", day: "numeric", timeZone: zone() });
   }
 
   // ---- little UI pieces ------------------------------------------------------------------------
@@ -396,7 +399,7 @@
         !prev.ephemeral &&
         authorKey(prev) === authorKey(m) &&
         tsParts(m.ts)[0] - tsParts(prev.ts)[0] < GROUP_WINDOW_S &&
-        tsDate(prev.ts).toDateString() === tsDate(m.ts).toDateString();
+        isoDay(tsDate(prev.ts)) === isoDay(tsDate(m.ts));
       prev = m;
       return { m, grouped };
     });
@@ -448,7 +451,7 @@
     const items = [{ key: "intro", sig: `intro:${merged.length === 0}:${state.user}`, build: () => intro(merged.length === 0) }];
     let lastDay = null;
     for (const { m, grouped } of withGrouping(merged)) {
-      const day = tsDate(m.ts).toDateString();
+      const day = isoDay(tsDate(m.ts));
       if (day !== lastDay) {
         lastDay = day;
         const label = dayLabel(m.ts);

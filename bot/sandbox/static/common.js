@@ -151,6 +151,28 @@
     });
   }
 
+  /** The person's time zone for dates and times (their client's setting), when the browser knows it. */
+  function zoneOf(person) {
+    const zone = person && person.timezone;
+    if (!zone) return undefined;
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: zone });
+      return zone;
+    } catch (_) {
+      return undefined;
+    }
+  }
+
+  /** "YYYY-MM-DD" of a Date in a time zone (undefined: the browser's). */
+  function isoDayIn(date, timeZone) {
+    return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
+  }
+
+  /** The day before an ISO day. */
+  function dayBefore(isoDay) {
+    return new Date(Date.parse(isoDay + "T12:00:00Z") - 86400000).toISOString().slice(0, 10);
+  }
+
   const SAY = {
     offline: [
       "Can't reach the sandbox — is approvals-bot sandbox still running? Nothing was sent.",
@@ -174,5 +196,5 @@
     return text.replace(/\{(\w+)\}/g, (_, k) => String((vars || {})[k] ?? ""));
   }
 
-  window.SandboxCommon = { getJSON, post, events, explain, say, sendMessage, composer, SandboxError, TOKEN_HEADER };
+  window.SandboxCommon = { getJSON, post, events, explain, say, sendMessage, composer, zoneOf, isoDayIn, dayBefore, SandboxError, TOKEN_HEADER };
 })();

@@ -452,21 +452,17 @@
 
     // ---- messages ----
 
+    // Times are shown in the person's own time zone, as their Feishu client would.
     function timeOf(ms) {
-      return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
-    }
-
-    function dayOf(ms) {
-      const d = new Date(ms);
-      const pad = (n) => String(n).padStart(2, "0");
-      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+      return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: NET.zoneOf(person()) });
     }
 
     function timeDivider(ms) {
       const info = hooks.info();
-      const today = info && info.today;
+      const timeZone = NET.zoneOf(person());
       const d = new Date(ms);
-      const day = dayOf(ms) === today ? "" : zh() ? `${d.getMonth() + 1}月${d.getDate()}日 ` : d.toLocaleDateString([], { month: "short", day: "numeric" }) + " ";
+      const sameDay = NET.isoDayIn(d, timeZone) === (info && info.today);
+      const day = sameDay ? "" : d.toLocaleDateString(zh() ? "zh-CN" : [], { month: zh() ? "numeric" : "short", day: "numeric", timeZone }) + " ";
       return h("div", { class: "lk-time-divider" }, day + timeOf(ms));
     }
 
