@@ -43,7 +43,7 @@ async def everything(sandbox: Sandbox) -> tuple[Any, ...]:
     dumps = []
     for key in sorted(await raw.keys("*")):
         kind = await raw.type(key)
-        value = await raw.xrange(key) if kind == b"stream" else await raw.dump(key)
+        value = await raw.xrange(key) if kind in ("stream", b"stream") else await raw.dump(key)
         dumps.append((key, kind, value))
     feishu = sandbox.feishu.standin.snapshot(ZHANG)
     return (
