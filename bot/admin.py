@@ -20,6 +20,7 @@ import redis.asyncio as aioredis
 from agent.tools.describe import what, where_it_is
 from bot.directory_sources import from_feishu, from_slack, managers_csv, read_csv
 from bot.settings import Settings
+from bot.wording import history_note
 from workflow.config import OrgConfig
 from workflow.directory_sync import Diff, SourceRow, build_people, diff, load, merged, save
 from workflow.engine import Engine
@@ -270,10 +271,8 @@ def details(engine: Engine, r: Request) -> str:
     out.append("history:")
     for h in r.history:
         actor = d.get(h.actor).name if h.actor else "system"
-        out.append(
-            f"  {h.at:%Y-%m-%d %H:%M} {actor}: {h.action}"
-            + (f" — {h.comment}" if h.comment else "")
-        )
+        note = history_note(h, engine, "en")
+        out.append(f"  {h.at:%Y-%m-%d %H:%M} {actor}: {h.action}" + (f" — {note}" if note else ""))
     return "\n".join(out)
 
 

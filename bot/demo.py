@@ -11,6 +11,7 @@ from datetime import date, datetime
 
 import redis.asyncio as aioredis
 
+from bot.wording import history_note
 from workflow.clock import FixedClock
 from workflow.config import OrgConfig
 from workflow.engine import Engine
@@ -114,7 +115,8 @@ async def run_demo(
     out("   history of " + req.id + ":")
     for h in final.history:
         who = name(h.actor) if h.actor else "system"
-        out(f"     {h.at:%H:%M} {who}: {h.action}" + (f" — {h.comment}" if h.comment else ""))
+        note = history_note(h, engine, "en")
+        out(f"     {h.at:%H:%M} {who}: {h.action}" + (f" — {note}" if note else ""))
     events = await redis.xrange(engine.keys.outbox)
     out(
         f"   outbox ({len(events)} events, written atomically with each change): "

@@ -5,6 +5,7 @@ Plain sentences (no markup): each adapter escapes and formats them for its own c
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -13,7 +14,15 @@ from agent.i18n import fmt_date, fmt_days, fmt_range, t
 from agent.tools.describe import status_text, what, where_it_is
 from workflow.config import FieldDef, FieldType
 from workflow.engine import Engine
-from workflow.models import Request, RequestStatus, Step, StepStatus
+from workflow.models import (
+    HistoryEntry,
+    Request,
+    RequestStatus,
+    RoutedReason,
+    RoutingCode,
+    Step,
+    StepStatus,
+)
 from workflow.queries import OutEntry
 
 
@@ -135,16 +144,94 @@ def out_line(o: OutEntry, locale: str) -> str:
     return t(locale, f"{o.name}: {dates}{pending}", f"{o.name}：{dates}{pending}")
 
 
+# --- the catalogue: sentences keyed by codes, with named values ---------------------------------
+
+CATALOGUE: dict[str, tuple[str, str]] = {
+    # why a step is held by someone other than its approver (workflow.models.RoutedReason)
+    "routed.delegated": (
+        "{from_} delegated approvals to {to} until {until}.",
+        "{from_} 已委托 {to} 代为审批（至 {until}）。",
+    ),
+    "routed.on_leave": (
+        "{from_} is on leave until {until}; sent to {to}.",
+        "{from_} 休假至 {until}，已转交 {to} 审批。",
+    ),
+    "routed.escalated": (
+        "No decision by {from_} within {hours} working hours; escalated to {to}.",
+        "{from_} 在 {hours} 个工作小时内未审批，已上报 {to} 审批。",
+    ),
+    "routed.unknown": ("Sent to {to}.", "已转交 {to} 审批。"),
+}
+
+
+def say(code: str, locale: str, **values: object) -> str:
+    """The catalogue's sentence for `code` in `locale`, with its values filled in."""
+    en, zh = CATALOGUE[code]
+    return (zh if locale == "zh" else en).format(**values)
+
+
+# Sentences the scheduler stored before reasons were codes: read back into codes (names, not ids).
+_LEGACY_REASONS = (
+    (
+        RoutingCode.DELEGATED,
+        re.compile(r"(?P<from_>.+) delegated approvals to (?P<to>.+) until (?P<until>[\d-]+)\.?"),
+    ),
+    (
+        RoutingCode.ON_LEAVE,
+        re.compile(r"(?P<from_>.+) is on leave until (?P<until>[\d-]+); sent to (?P<to>.+?)\.?"),
+    ),
+    (
+        RoutingCode.ESCALATED,
+        re.compile(
+            r"No decision by (?P<from_>.+) within (?P<hours>[\d.]+) working hours;"
+            r" escalated to (?P<to>.+?)\.?"
+        ),
+    ),
+)
+
+
+def routed_reason(step: Step) -> RoutedReason | None:
+    """The step's routing reason as a code, reading old prose records too (None: not routed/unknown)."""
+    reason = step.routed_reason
+    if reason is None or isinstance(reason, RoutedReason):
+        return reason
+    for code, pattern in _LEGACY_REASONS:
+        if (m := pattern.fullmatch(reason.strip())) is not None:
+            try:
+                return RoutedReason(code=code, **m.groupdict())
+            except ValueError:
+                return None
+    return None
+
+
+def reason_text(reason: RoutedReason, engine: Engine, locale: str) -> str:
+    """A routing reason as a sentence in the reader's language (a stored name shows as itself)."""
+    return say(
+        f"routed.{reason.code.value}",
+        locale,
+        from_=name_of(engine, reason.from_),
+        to=name_of(engine, reason.to),
+        until=fmt_date(reason.until, locale) if reason.until else "?",
+        hours=f"{reason.hours:g}" if reason.hours is not None else "?",
+    )
+
+
 def routed_text(step: Step, engine: Engine, locale: str) -> str | None:
-    """Why a step went to a delegate or a manager, or None."""
+    """Why a step went to a delegate or a manager, in the reader's language, or None."""
     if not step.routed_reason:
         return None
-    if locale != "zh":
-        return step.routed_reason
-    approver, holder = name_of(engine, step.approver), name_of(engine, step.assignee)
-    if "delegated" in step.routed_reason:
-        return f"{approver} 已委托 {holder} 代为审批。"
-    return f"{approver} 休假中，已转交 {holder} 审批。"
+    reason = routed_reason(step)
+    if reason is not None:
+        return reason_text(reason, engine, locale)
+    # prose we cannot read back: say only who has it, never guess why
+    return say("routed.unknown", locale, to=name_of(engine, step.assignee))
+
+
+def history_note(entry: HistoryEntry, engine: Engine, locale: str) -> str | None:
+    """What a history line adds after its action: the comment, or why it was routed."""
+    if entry.comment:
+        return entry.comment
+    return reason_text(entry.reason, engine, locale) if entry.reason is not None else None
 
 
 def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tuple[str, str]:

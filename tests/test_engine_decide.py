@@ -192,9 +192,13 @@ async def test_an_approver_on_leave_today_is_routed_to_their_manager(engine: Eng
     req = await submitted(engine, fields=ANNUAL_2_DAYS)
     step = req.steps[0]
     assert (step.approver, step.assignee) == ("wangfang", "david")
-    assert "王芳 is on leave until 2026-12-04; sent to David Chen." in [
-        h.comment for h in req.history
-    ]
+    [routed] = [h.reason for h in req.history if h.action == "routed"]
+    assert routed.model_dump(mode="json", exclude_none=True) == {
+        "code": "on_leave",
+        "from": "wangfang",
+        "to": "david",
+        "until": "2026-12-04",
+    }
     task = [
         e
         for e in await engine.store.redis.xrange(engine.keys.outbox)
@@ -213,10 +217,14 @@ async def test_a_delegation_in_force_moves_open_steps_and_routes_new_ones(engine
     assert await engine.my_approvals("wangfang") == []
     decided = await engine.decide(open_before.id, 0, "chenjing", "approve")
     assert decided.steps[0].decided_by == "chenjing"
-    assert any("王芳 delegated approvals to 陈静" in (h.comment or "") for h in decided.history)
+    assert any(
+        h.reason is not None
+        and (h.reason.code, h.reason.from_, h.reason.to) == ("delegated", "wangfang", "chenjing")
+        for h in decided.history
+    )
     new = await submitted(engine, fields=ANNUAL_2_DAYS)
     assert new.steps[0].assignee == "chenjing"
-    assert any("delegated approvals to 陈静" in (h.comment or "") for h in new.history)
+    assert any(h.reason is not None and h.reason.to == "chenjing" for h in new.history)
     by_approver = await engine.decide(new.id, 0, "wangfang", "approve")
     assert by_approver.status is RequestStatus.APPROVED
     assigned = [

@@ -95,7 +95,11 @@ async def test_a_reminder_when_due_then_escalation_at_the_sla(engine: Engine):
     assert [(e["previous"], e["assignee"]) for e in escalated] == [("wangfang", "david")]
     now = await engine.get_request(req.id, "zhangsan")
     assert now.steps[0].assignee == "david" and now.steps[0].escalations == 1
-    assert any("escalated to David Chen" in (h.comment or "") for h in now.history)
+    escalated_to = {"code": "escalated", "from": "wangfang", "to": "david", "hours": 48.0}
+    assert now.steps[0].routed_reason.model_dump(exclude_none=True) == escalated_to
+    assert [h.reason for h in now.history if h.action == "escalated"] == [
+        now.steps[0].routed_reason
+    ]
     assert [r.id for r in await engine.my_approvals("david")] == [req.id]
     assert await engine.my_approvals("wangfang") == []
     done = await engine.decide(req.id, 0, "david", "approve")

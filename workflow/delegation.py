@@ -10,7 +10,7 @@ import structlog
 
 from workflow import away
 from workflow.errors import ValidationFailed
-from workflow.models import Delegation, EventType, Request
+from workflow.models import Delegation, EventType, Request, RoutedReason, RoutingCode
 from workflow.store import Tx
 from workflow.transitions import Change, schedule_step, unschedule_step
 
@@ -70,7 +70,7 @@ async def reassign(
     tx = tx or Tx()
     now = engine.clock.now(directory.timezone_of(d.person))
     moved = 0
-    why = f"{directory.get(d.person).name} delegated approvals to {directory.get(d.delegate).name} until {d.end}."
+    why = RoutedReason(code=RoutingCode.DELEGATED, from_=d.person, to=d.delegate, until=d.end)
     for req in requests:
         step = req.open_step()
         if step is None or step.assignee != d.person or d.delegate == req.requester:
@@ -84,7 +84,7 @@ async def reassign(
             0,
             why,
         )
-        change.log(None, "routed", step=step.index, comment=why)
+        change.log(None, "routed", step=step.index, reason=why)
         change.emit(
             EventType.TASK_ASSIGNED,
             step=step.index,

@@ -77,6 +77,30 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+class RoutingCode(StrEnum):
+    """Why a step is held by someone other than the approver the chain names."""
+
+    DELEGATED = "delegated"  # the approver delegated their approvals
+    ON_LEAVE = "on_leave"  # the approver is on leave: their manager holds it
+    ESCALATED = "escalated"  # no decision within the SLA: sent up
+
+
+class RoutedReason(_Record):
+    """Why a step was routed, as a code and its values; each reader's wording renders it.
+
+    Stored as `{"code": "escalated", "from": "wangfang", "to": "david", "hours": 16}`:
+    person ids, never names or sentences.
+    """
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, serialize_by_alias=True)
+
+    code: RoutingCode
+    from_: str = Field(alias="from")  # the person the step was taken from
+    to: str  # the person who holds it now
+    until: date | None = None  # delegated / on_leave: the last day
+    hours: float | None = None  # escalated: the SLA in working hours
+
+
 class Step(_Record):
     """One step of a request's approval chain as resolved for this request."""
 
@@ -86,7 +110,8 @@ class Step(_Record):
     approver: str  # who the chain names
     assignee: str | None = None  # who holds it now (a delegate, a manager when out of office)
     status: StepStatus = StepStatus.WAITING
-    routed_reason: str | None = None
+    # why the assignee is not the approver; a str is a sentence stored before reasons were codes
+    routed_reason: RoutedReason | str | None = None
     auto_approve: bool = False
     sla_hours: float = 48
     remind_after_hours: float = 24
@@ -108,6 +133,7 @@ class HistoryEntry(_Record):
     action: str
     step: int | None = None
     comment: str | None = None
+    reason: RoutedReason | None = None  # on "routed" and "escalated" entries
 
 
 class Request(_Record):

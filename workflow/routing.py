@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from workflow.directory import Directory
-from workflow.models import Delegation, LeaveEntry, RequestStatus
+from workflow.models import Delegation, LeaveEntry, RequestStatus, RoutedReason, RoutingCode
 
 # Routing follows at most this many hops (a delegate who is out, then their manager, ...).
 MAX_HOPS = 4
@@ -45,18 +45,15 @@ class Route:
     """The result of routing a step: who holds it and, when that is not the approver, why."""
 
     assignee: str
-    reason: str | None = None  # "delegated" | "on_leave"
+    reason: RoutingCode | None = None  # delegated | on_leave
     via: str | None = None  # the person the step was routed away from
     until: date | None = None
 
-    def explain(self, directory: Directory) -> str | None:
-        """A sentence for the history saying why the step went to someone else."""
+    def reason_record(self) -> RoutedReason | None:
+        """Why the step went to someone else, as a code and ids (wording renders it per reader)."""
         if self.reason is None or self.via is None:
             return None
-        via, to = directory.get(self.via).name, directory.get(self.assignee).name
-        if self.reason == "delegated":
-            return f"{via} delegated approvals to {to} until {self.until}."
-        return f"{via} is on leave until {self.until}; sent to {to}."
+        return RoutedReason(code=self.reason, from_=self.via, to=self.assignee, until=self.until)
 
 
 def route(
@@ -69,12 +66,12 @@ def route(
         delegation = availability.delegation_of(current, day)
         away = availability.away_until(current, day)
         if delegation is not None and delegation.delegate != requester:
-            nxt, why, until = delegation.delegate, "delegated", delegation.end
+            nxt, why, until = delegation.delegate, RoutingCode.DELEGATED, delegation.end
         elif away is not None:
             manager = directory.manager_of(current)
             if manager is None or manager.id == requester:
                 break  # nobody above to route to: the step waits for them
-            nxt, why, until = manager.id, "on_leave", away
+            nxt, why, until = manager.id, RoutingCode.ON_LEAVE, away
         else:
             break
         if nxt in visited:

@@ -19,7 +19,15 @@ import structlog
 from workflow import away
 from workflow.chain import FALLBACK_ROLE
 from workflow.engine import Engine
-from workflow.models import Delegation, EventType, Request, RequestStatus, Step
+from workflow.models import (
+    Delegation,
+    EventType,
+    Request,
+    RequestStatus,
+    RoutedReason,
+    RoutingCode,
+    Step,
+)
 from workflow.routing import route
 from workflow.store import Conflict, Tx, hmget_record, versioned
 from workflow.transitions import (
@@ -187,9 +195,11 @@ class Scheduler:
         unschedule_step(change, step, self.engine.setting)
         step.assignee, step.assigned_at, step.reminders = r.assignee, change.now, 0
         step.escalations += 1
-        why = f"No decision by {d.get(old).name} within {step.sla_hours:g} working hours; escalated to {d.get(r.assignee).name}."
+        why = RoutedReason(
+            code=RoutingCode.ESCALATED, from_=old, to=r.assignee, hours=step.sla_hours
+        )
         step.routed_reason = why
-        change.log(None, "escalated", step=step.index, comment=why)
+        change.log(None, "escalated", step=step.index, reason=why)
         change.emit(
             EventType.STEP_ESCALATED,
             step=step.index,

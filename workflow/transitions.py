@@ -22,6 +22,7 @@ from workflow.models import (
     HistoryEntry,
     Request,
     RequestStatus,
+    RoutedReason,
     Step,
     StepStatus,
 )
@@ -40,10 +41,18 @@ class Change:
     events: list[dict[str, Any]] = field(default_factory=list)
 
     def log(
-        self, actor: str | None, action: str, *, step: int | None = None, comment: str | None = None
+        self,
+        actor: str | None,
+        action: str,
+        *,
+        step: int | None = None,
+        comment: str | None = None,
+        reason: RoutedReason | None = None,
     ) -> None:
         self.request.history.append(
-            HistoryEntry(at=self.now, actor=actor, action=action, step=step, comment=comment)
+            HistoryEntry(
+                at=self.now, actor=actor, action=action, step=step, comment=comment, reason=reason
+            )
         )
 
     def emit(self, type_: EventType, **data: Any) -> None:
@@ -141,10 +150,10 @@ def advance(change: Change, start_index: int, s: Setting, availability: Availabi
         step.assignee = r.assignee
         step.status = StepStatus.PENDING
         step.assigned_at = change.now
-        step.routed_reason = r.explain(directory)
+        step.routed_reason = r.reason_record()
         req.current_step = step.index
-        if step.routed_reason:
-            change.log(None, "routed", step=step.index, comment=step.routed_reason)
+        if step.routed_reason is not None:
+            change.log(None, "routed", step=step.index, reason=step.routed_reason)
         change.tx.sadd(keys.user_tasks(r.assignee), req.id)
         schedule_step(change, step, s)
         change.emit(

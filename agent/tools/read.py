@@ -183,6 +183,7 @@ async def request_details(ctx: ToolContext, args: RequestIdArgs) -> Observation:
             "by": d.get(h.actor).name if h.actor else "system",
             "action": h.action,
             "comment": h.comment,
+            **({"reason": h.reason.model_dump(mode="json", exclude_none=True)} if h.reason else {}),
         }
         for h in req.history
     ]
