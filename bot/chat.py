@@ -27,6 +27,7 @@ from agent.i18n import t
 from agent.tools.describe import what, where_it_is
 from bot import wording
 from bot.conversation import CardLifecycle, CardRegistry, Interactions
+from bot.presentation.history import conversation_lines
 from bot.runtime import Runtime
 from workflow.errors import WorkflowError
 
@@ -209,13 +210,7 @@ class ChatSession:
             self.say("  → " + where_it_is(decided, engine.directory, self.locale))
 
     async def history(self) -> None:
-        for m in await self.runtime.memory.load(self.thread):
-            if m.role == "user":
-                self.say(f"you> {m.content}")
-            elif m.role == "assistant" and m.content:
-                self.say(f"bot> {m.content}")
-            elif m.role == "tool":
-                self.say(f"  [{m.name}] {m.content[:200]}")
+        self.say("\n".join(conversation_lines(await self.runtime.memory.load(self.thread))))
 
     async def handle(self, line: str) -> bool:
         """Handle one input line; False to stop."""

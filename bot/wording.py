@@ -6,12 +6,15 @@ Plain sentences (no markup): each adapter escapes and formats them for its own c
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from agent.events import ProposalReady
 from agent.i18n import fmt_date, fmt_days, fmt_range, t
 from agent.tools.describe import status_text, what, where_it_is
+from bot.presentation.model import Reader
+from bot.presentation.model import reader as as_reader
+from bot.presentation.times import at_text
 from workflow.config import FieldDef, FieldType
 from workflow.engine import Engine
 from workflow.models import (
@@ -34,8 +37,12 @@ def name_of(engine: Engine, person_id: str | None) -> str:
     return person.name if person is not None else person_id
 
 
-def fmt_time(at: datetime | None) -> str:
-    return f"{at:%Y-%m-%d %H:%M}" if at is not None else "?"
+def in_zone(reader: Reader | str, engine: Engine, person_id: str | None) -> Reader:
+    """`reader`, with `person_id`'s time zone when it names none (times in one zone per card)."""
+    rd = as_reader(reader)
+    if rd.tz is not None or not person_id or engine.directory.find(person_id) is None:
+        return rd
+    return Reader(rd.locale, engine.directory.timezone_of(person_id))
 
 
 def days_text(days: float, locale: str) -> str:
@@ -73,9 +80,12 @@ def title_of(req: Request, engine: Engine, locale: str) -> str:
     return t(locale, f"{kind} request · {who}", f"{kind}申请 · {who}")
 
 
-def id_line(req: Request, locale: str) -> str:
-    at = fmt_time(req.submitted_at or req.created_at)
-    return t(locale, f"{req.id} · submitted {at}", f"{req.id} · 提交于 {at}")
+def id_line(req: Request, reader: Reader | str) -> str:
+    """'Submitted 2026-12-02 09:00 London · R-XXXXXXXX': the id last, for whoever needs it."""
+    rd = as_reader(reader)
+    return say(
+        "line.submitted", rd.locale, at=at_text(req.submitted_at or req.created_at, rd), id=req.id
+    )
 
 
 def field_label(fd: FieldDef, locale: str) -> str:
@@ -86,7 +96,7 @@ def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: 
     """A form value as a person reads it (raw: escape before putting it in mrkdwn)."""
     kind = fd.type if fd is not None else None
     if isinstance(value, bool) or kind is FieldType.BOOL:
-        return t(locale, "Yes", "是") if value else t(locale, "No", "否")
+        return say("value.yes" if value else "value.no", locale)
     if kind is FieldType.DATE and isinstance(value, str | date):
         try:
             return fmt_date(date.fromisoformat(str(value)), locale)
@@ -96,6 +106,8 @@ def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: 
         return f"{value:,.2f}".removesuffix(".00") if kind is FieldType.MONEY else f"{value:g}"
     if kind is FieldType.LEAVE_TYPE:
         return leave_type_name(engine, str(value), locale)
+    if kind is FieldType.CHOICE:
+        return choice_text(value, locale)
     return str(value)
 
 
@@ -137,6 +149,104 @@ def request_facts(
     return pairs[:10]
 
 
+def choice_text(value: object, locale: str) -> str:
+    """A choice field's value as a person reads it: 'Meals' / '餐饮'; unknown values as themselves."""
+    key = f"choice.{value}"
+    return say(key, locale) if key in CATALOGUE else str(value).replace("_", " ").capitalize()
+
+
+# Proposal fields shown on their own line, not among the facts; fields only the model needs.
+LONG_FIELDS = ("reason", "comment", "note")
+_INTERNAL = {"process", "approver", "approvers", "half_day", "balance_after", "working_days"}
+
+
+def _leave_proposal_facts(
+    f: dict[str, Any], engine: Engine | None, locale: str
+) -> list[tuple[str, str]]:
+    pairs = [(say("label.type", locale), leave_type_name(engine, str(f["leave_type"]), locale))]
+    try:
+        start, end = date.fromisoformat(str(f["start"])), date.fromisoformat(str(f["end"]))
+        dates = fmt_range(start, end, bool(f.get("start_half")), bool(f.get("end_half")), locale)
+        pairs.append((say("label.dates", locale), dates))
+    except (KeyError, ValueError):
+        pass
+    if isinstance(f.get("working_days"), int | float):
+        pairs.append((say("label.working_days", locale), fmt_days(f["working_days"], locale)))
+    return pairs
+
+
+def _form_proposal_facts(
+    f: dict[str, Any], engine: Engine | None, locale: str
+) -> list[tuple[str, str]]:
+    """A form's fields in the process's order, with its labels and values in the reader's language."""
+    process = engine.config.processes_by_key.get(str(f.get("process"))) if engine else None
+    defs = {fd.name: fd for fd in process.fields} if process else {}
+    names = [n for n in defs if n in f] + [n for n in f if n not in defs]
+    pairs = []
+    for name in names:
+        value = f[name]
+        if name in _INTERNAL or name in LONG_FIELDS or value is None or value == "":
+            continue
+        fd = defs.get(name)
+        if fd is None:  # a field the process does not define: shown, labelled as well as we can
+            pairs.append((name.replace("_", " ").capitalize(), str(value)))
+            continue
+        shown = field_value(fd, value, engine, locale)
+        if fd.type is FieldType.MONEY and isinstance(f.get("currency"), str):
+            shown = f"{shown} {f['currency']}"
+        elif fd.name == "currency" and "amount" in defs:
+            continue  # said with the amount
+        pairs.append((field_label(fd, locale), shown))
+    return pairs
+
+
+def proposal_facts(
+    action: str, request_id: str, f: dict[str, Any], engine: Engine | None, locale: str
+) -> list[tuple[str, str]]:
+    """What a confirm card lists for a pending action, as (label, value) pairs (plain text)."""
+    match action:
+        case "submit":
+            if "leave_type" in f:
+                pairs = _leave_proposal_facts(f, engine, locale)
+            else:
+                pairs = _form_proposal_facts(f, engine, locale)
+            if approvers := [str(a) for a in f.get("approvers") or []]:
+                pairs.append((say("label.approval", locale), " → ".join(approvers)))
+            if isinstance(after := f.get("balance_after"), int | float):
+                left = say("value.days_left", locale, days=days_text(after, locale))
+                pairs.append((say("label.balance_after_submit", locale), left))
+            return pairs
+        case "decide":
+            pairs = []
+            if f.get("requester"):
+                pairs.append((say("label.requester", locale), str(f["requester"])))
+            verb = say(
+                "button.reject" if f.get("decision") == "reject" else "button.approve", locale
+            )
+            pairs.append((say("label.decision", locale), verb))
+            return pairs
+        case "remind":
+            return [(say("label.to", locale), str(f["to"]))] if f.get("to") else []
+        case "delegate":
+            pairs = [(say("label.delegate", locale), str(f.get("delegate") or "?"))]
+            try:
+                start, end = date.fromisoformat(str(f["start"])), date.fromisoformat(str(f["end"]))
+                pairs.append(
+                    (say("label.dates", locale), fmt_range(start, end, False, False, locale))
+                )
+            except (KeyError, ValueError):
+                pass
+            return pairs
+    return []
+
+
+def long_label(key: str, action: str, locale: str) -> str:
+    """The label over a reason, comment or note on a confirm card."""
+    if key == "comment":
+        return say("label.comment" if action == "decide" else "label.reason", locale)
+    return say("label.note" if key == "note" else "label.reason", locale)
+
+
 def out_line(o: OutEntry, locale: str) -> str:
     """'李四: Thu 3 Dec 2026 – Fri 4 Dec 2026 (pending)'."""
     dates = fmt_range(o.start, o.end, o.start_half, o.end_half, locale)
@@ -161,6 +271,84 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{from_} 在 {hours} 个工作小时内未审批，已上报 {to} 审批。",
     ),
     "routed.unknown": ("Sent to {to}.", "已转交 {to} 审批。"),
+    # context lines
+    "line.submitted": ("Submitted {at} · {id}", "提交于 {at} · {id}"),
+    "line.replaced": ("Replaced by the card below", "已被下方的新卡片取代"),
+    "line.and_more": ("…and {n} more", "……另有 {n} 项"),
+    "line.only_you": (
+        "Nothing happens until you click {verb}. Only {who} can confirm this.",
+        "点击「{verb}」后才会生效；只有 {who} 可以确认。",
+    ),
+    # labels of facts and paragraphs
+    "label.requester": ("Requester", "申请人"),
+    "label.request": ("Request", "申请"),
+    "label.type": ("Type", "类型"),
+    "label.dates": ("Dates", "日期"),
+    "label.working_days": ("Working days", "工作日"),
+    "label.balance_after": ("Balance after", "审批后余额"),
+    "label.balance_after_submit": ("Balance after", "提交后余额"),
+    "label.approval": ("Approval", "审批人"),
+    "label.decision": ("Decision", "决定"),
+    "label.step": ("Step", "步骤"),
+    "label.to": ("To", "提醒对象"),
+    "label.delegate": ("Delegate", "代理审批人"),
+    "label.from": ("From", "开始"),
+    "label.until": ("Until", "结束"),
+    "label.reason": ("Reason", "事由"),
+    "label.reject_reason": ("Reason", "理由"),
+    "label.comment": ("Comment", "意见"),
+    "label.note": ("Note", "附言"),
+    "label.team_out": ("Also out in the team then", "同组同期请假"),
+    "value.days_left": ("{days} left", "剩余 {days}"),
+    "value.yes": ("Yes", "是"),
+    "value.no": ("No", "否"),
+    "word.nobody": ("Nobody", "无"),
+    "value.awaiting": (" (awaiting approval)", "（审批中）"),
+    "line.digest_where": (
+        "Open the approvals app's Home tab, or ask me, to decide them.",
+        "在审批应用的「主页」中处理，或直接问我。",
+    ),
+    # values of choice fields (a value not listed shows as itself, capitalised)
+    "choice.travel": ("Travel", "差旅"),
+    "choice.meals": ("Meals", "餐饮"),
+    "choice.equipment": ("Equipment", "设备"),
+    "choice.training": ("Training", "培训"),
+    "choice.other": ("Other", "其他"),
+    # buttons
+    "button.submit": ("Submit", "提交"),
+    "button.approve": ("Approve", "批准"),
+    "button.reject": ("Reject", "驳回"),
+    "button.withdraw": ("Withdraw", "撤回"),
+    "button.remind": ("Send reminder", "发送提醒"),
+    "button.delegate": ("Delegate", "确认委托"),
+    "button.confirm": ("Confirm", "确认"),
+    "button.cancel": ("Cancel", "取消"),
+    "button.back": ("Back", "返回"),
+    # titles of confirm cards, by pending kind
+    "confirm.title.submit": ("Submit this request?", "提交此申请？"),
+    "confirm.title.approve": ("Approve this request?", "批准此申请？"),
+    "confirm.title.reject": ("Reject this request?", "驳回此申请？"),
+    "confirm.title.withdraw": ("Withdraw this request?", "撤回此申请？"),
+    "confirm.title.remind": ("Send a reminder?", "发送催办提醒？"),
+    "confirm.title.delegate": ("Delegate your approvals?", "委托他人代为审批？"),
+    "confirm.title.other": ("Please confirm", "请确认"),
+    "confirm.title.done": ("Confirmed", "已确认"),
+    "confirm.title.cancelled": ("Cancelled", "已取消"),
+    # the approver's card
+    "fallback.approval": ("{who} asks for your approval: {what}", "{who} 请你审批：{what}"),
+    "fallback.dash": (" — {text}", "：{text}"),
+    "banner.reminder": ("Reminder from {who}", "{who} 的催办提醒"),
+    "banner.reminder_note": (": {note}", "：{note}"),
+    "dialog.approve.title": ("Approve this request?", "批准此申请？"),
+    "dialog.approve.text": ("Approve {who}'s {what}?", "批准 {who} 的{what}？"),
+    "dialog.approve.then": (" It then goes to {who} ({step}).", "之后转 {who}（{step}）审批。"),
+    "dialog.approve.last": (" This is the last step.", "这是最后一步。"),
+    "dialog.reject.text": (
+        "{who} will be told, with your reason.",
+        "将通知 {who}，并附上你的理由。",
+    ),
+    "form.reject.label": ("Reason for rejecting", "驳回理由"),
+    "form.reject.placeholder": ("{who} will see this reason.", "{who} 会看到这条理由。"),
 }
 
 
@@ -234,15 +422,19 @@ def history_note(entry: HistoryEntry, engine: Engine, locale: str) -> str | None
     return reason_text(entry.reason, engine, locale) if entry.reason is not None else None
 
 
-def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tuple[str, str]:
-    """(outcome, sentence) for what became of step `index`.
+def decision_text(
+    req: Request, index: int, engine: Engine, reader: Reader | str
+) -> tuple[str, str]:
+    """(outcome, sentence) for what became of step `index`, times in the reader's zone.
 
     outcome is approved | rejected | withdrawn | expired | reassigned | open.
     """
+    rd = in_zone(reader, engine, req.requester)
+    locale = rd.locale
     if not 0 <= index < len(req.steps):
         return "open", status_text(req.status, locale)
     step = req.steps[index]
-    by, at = name_of(engine, step.decided_by), fmt_time(step.decided_at)
+    by, at = name_of(engine, step.decided_by), at_text(step.decided_at, rd)
     for_whom = ""
     if step.decided_by and step.assignee and step.decided_by != step.assignee:
         holder = name_of(engine, step.assignee)
@@ -274,7 +466,7 @@ def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tupl
         case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:
             rejected = next((s for s in req.steps if s.status is StepStatus.REJECTED), None)
             if rejected is not None:
-                return decision_text(req, rejected.index, engine, locale)
+                return decision_text(req, rejected.index, engine, rd)
         case StepStatus.PENDING if req.current_step == index:
             text = t(
                 locale,
@@ -367,15 +559,17 @@ def detail(event_type: str, locale: str, data: dict[str, Any]) -> tuple[str, str
     return label, value.strip()
 
 
+_VERBS = {"submit": "submit", "withdraw": "withdraw", "remind": "remind", "delegate": "delegate"}
+
+
 def confirm_label(p: ProposalReady, locale: str) -> tuple[str, str]:
-    """The confirm button's text and type: Submit, Approve/Reject or Confirm."""
-    if p.action == "submit":
-        return t(locale, "Submit", "提交"), "primary"
+    """The confirm button's text and style: Submit, Approve, Reject, Withdraw, Send reminder, …"""
     if p.action == "decide":
         if p.fields.get("decision") == "reject":
-            return t(locale, "Reject", "驳回"), "danger"
-        return t(locale, "Approve", "批准"), "primary"
-    return t(locale, "Confirm", "确认"), "primary"
+            return say("button.reject", locale), "danger"
+        return say("button.approve", locale), "primary"
+    verb = _VERBS.get(p.action, "confirm")
+    return say(f"button.{verb}", locale), "danger" if verb == "withdraw" else "primary"
 
 
 def outcome_text(kind: str, request: Request | None, engine: Engine, locale: str) -> str:
@@ -478,7 +672,7 @@ def nobody_out(locale: str) -> str:
 
 def replaced_by_card_below(locale: str) -> str:
     """A superseded draft's card, and the refusal of its Submit."""
-    return t(locale, "Replaced by the card below", "已被下方的新卡片取代")
+    return say("line.replaced", locale)
 
 
 def delegated_text(delegate: str, start: date, end: date, locale: str) -> str:

@@ -131,3 +131,14 @@ def test_trace_prints_the_steps_of_a_thread_kept_in_redis():
         env=env,
     )
     assert missing.returncode == 1 and "No trace" in missing.stderr
+
+
+def test_history_prints_the_conversation_not_tool_json():
+    """/history shows what was said and one line per step in words: no JSON, no internal ids."""
+    done = chat("oliver", ["I need annual leave next Monday to Wednesday", "y", "/history"])
+    assert done.returncode == 0, done.stderr
+    history = done.stdout.split("/history", 1)[1]
+    assert "you> I need annual leave next Monday to Wednesday" in history
+    assert "bot> " in history and "✓ " in history
+    assert "{" not in history and '"ok"' not in history
+    assert "P-" not in history and "pending_id" not in history

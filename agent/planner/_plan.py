@@ -19,7 +19,7 @@ from agent.planner._conversation import (
 )
 from agent.planner._reading import TASKS, Intent, looks_like_question, looks_like_request
 from agent.planner._replies import (
-    SUBMIT_HINT,
+    CONFIRM_HINTS,
     capabilities,
     item_line,
     join_ids,
@@ -162,7 +162,23 @@ def _after_proposal(observation: Observation, lang: Lang) -> Reply:
     if not observation.ok:
         return _after_failure(observation, lang)
     summary = _summary(observation) or text("prepared", lang)
-    return Reply(f"{summary}\n\n{SUBMIT_HINT[lang]}")
+    return Reply(f"{summary}\n\n{_confirm_hint(observation)[lang]}")
+
+
+def _confirm_hint(observation: Observation) -> dict[Lang, str]:
+    """The hint naming the button the card really has (Withdraw, Approve, …)."""
+    match observation.call.name:
+        case "propose_decision":
+            kind = "reject" if observation.call.arguments.get("decision") == "reject" else "approve"
+        case "propose_withdraw":
+            kind = "withdraw"
+        case "propose_reminder":
+            kind = "remind"
+        case "propose_delegation":
+            kind = "delegate"
+        case _:
+            kind = "submit"
+    return CONFIRM_HINTS[kind]
 
 
 def _after_failure(observation: Observation, lang: Lang) -> Reply:

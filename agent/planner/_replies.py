@@ -15,6 +15,31 @@ SUBMIT_HINT = {
     "zh": "请在卡片上点击「提交」发送，或点击「取消」。",
 }
 
+# What to click on a confirm card, by what it confirms: the card's own button, never Submit for all.
+CONFIRM_HINTS: dict[str, dict[Lang, str]] = {
+    "submit": SUBMIT_HINT,
+    "approve": {
+        "en": "Click **Approve** on the card to approve it, or **Cancel**.",
+        "zh": "请在卡片上点击「批准」确认，或点击「取消」。",
+    },
+    "reject": {
+        "en": "Click **Reject** on the card to reject it, or **Cancel**.",
+        "zh": "请在卡片上点击「驳回」确认，或点击「取消」。",
+    },
+    "withdraw": {
+        "en": "Click **Withdraw** on the card to withdraw it, or **Cancel**.",
+        "zh": "请在卡片上点击「撤回」确认，或点击「取消」。",
+    },
+    "remind": {
+        "en": "Click **Send reminder** on the card to send it, or **Cancel**.",
+        "zh": "请在卡片上点击「发送提醒」发送，或点击「取消」。",
+    },
+    "delegate": {
+        "en": "Click **Delegate** on the card to confirm, or **Cancel**.",
+        "zh": "请在卡片上点击「确认委托」确认，或点击「取消」。",
+    },
+}
+
 _TEXT: dict[str, dict[Lang, str]] = {
     "ask_type_and_dates": {
         "en": "Sure — what kind of leave (annual, sick, personal or unpaid), and which days?",

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from agent.events import ProposalReady
-from agent.i18n import t
+from agent.i18n import detect_locale, t
 from agent.tools.describe import what
 from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
@@ -152,7 +152,7 @@ class CardLifecycle:
             address=address,
             role=Role.CONFIRM,
             holder=person.id,
-            locale=person.locale,
+            locale=detect_locale(proposal.summary, person.locale),  # the thread's language
             summary=proposal.summary,
         )
         await self.registry.add_confirm(proposal.pending_id, card)

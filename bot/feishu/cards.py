@@ -16,53 +16,33 @@ text goes into lark_md only through `escape`, so it cannot become a mention or a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import date
 from typing import Any, Literal
 
 from agent.events import ProposalReady
-from agent.i18n import fmt_days, fmt_range, t
-from agent.tools.describe import what, where_it_is
+from agent.i18n import t
+from bot.conversation.buttons import ACTIONS as ACTIONS
 from bot.conversation.buttons import (
-    ACTIONS as ACTIONS,
-)
-from bot.conversation.buttons import (
-    PENDING_CANCEL,
-    PENDING_CONFIRM,
-    REQUEST_APPROVE,
     REQUEST_BACK,
-    REQUEST_REJECT,
     REQUEST_REJECT_SUBMIT,
     PendingRef,
     StepRef,
     feishu_value,
 )
-from bot.wording import (
-    confirm_label,
-    days_text,
-    decision_text,
-    detail,
-    headline,
-    id_line,
-    leave_type_name,
-    name_of,
-    out_line,
-    request_facts,
-    routed_text,
-    step_name,
-    step_of,
-    title_of,
-)
+from bot.presentation import confirm, requests
+from bot.presentation.model import Action, ActionKind, Paragraph, Reader, Tone
+from bot.presentation.model import Card as Model
+from bot.presentation.model import reader as model_reader
+from bot.presentation.steps import TaskLine
+from bot.presentation.text import ELLIPSIS, escape_html, truncate
+from bot.wording import name_of, say
 from workflow.engine import Engine
 from workflow.models import Request, Step
 from workflow.queries import RequestView
 
 Card = dict[str, Any]
-TaskStatus = Literal["pending", "in_progress", "complete", "error"]
 
 REASON_INPUT = "reason"
 
-ELLIPSIS = "…"
 TEXT_MAX = 2000
 TITLE_MAX = 100
 BUTTON_MAX = 40
@@ -71,44 +51,12 @@ REASON_MAX = 500
 TASKS_MAX = 30
 LIST_MAX = 10
 _MARKS = {"pending": "○", "in_progress": "⏳", "complete": "✅", "error": "❌"}
-_TEMPLATES = {
-    "approved": "green",
-    "rejected": "red",
-    "withdrawn": "grey",
-    "expired": "grey",
-    "reassigned": "grey",
-    "open": "grey",
-    "info": "blue",
-}
-
-
-@dataclass(frozen=True)
-class TaskLine:
-    """One tool call as a person sees it: a title, a status and a one-line output."""
-
-    task_id: str
-    title: str
-    status: TaskStatus
-    output: str | None = None
 
 
 # --- pieces -------------------------------------------------------------------------------------
 
 
-def truncate(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters with a trailing "…", never inside an &entity;."""
-    if len(text) <= limit:
-        return text
-    cut = text[: max(limit - 1, 0)]
-    amp = cut.rfind("&")
-    if amp != -1 and ";" not in cut[amp:]:
-        cut = cut[:amp]
-    return cut.rstrip() + ELLIPSIS
-
-
-def escape(text: object) -> str:
-    """Text for lark_md that shows as typed: no `<at>` mentions, no tags, no entities."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+escape = escape_html  # text for lark_md that shows as typed: no `<at>` mentions, no tags
 
 
 def plain(text: str, limit: int = TEXT_MAX) -> dict[str, str]:
@@ -231,207 +179,109 @@ def steps_card(
     return card(title, elements, "grey" if done else "blue")
 
 
+# --- a presentation Card as Feishu card JSON -----------------------------------------------------
+
+TEMPLATES = {
+    Tone.INFO: "blue",
+    Tone.SUBMITTED: "blue",
+    Tone.ASK: "blue",
+    Tone.APPROVED: "green",
+    Tone.DONE: "green",
+    Tone.REJECTED: "red",
+    Tone.WITHDRAWN: "grey",
+    Tone.EXPIRED: "grey",
+    Tone.MOVED: "grey",
+    Tone.CLOSED: "grey",
+    Tone.REMINDER: "orange",
+}
+
+
+def paragraph(p: Paragraph) -> list[Card]:
+    """A paragraph: people's words as plain text under a bold label, other text as lark_md."""
+    label = div(f"**{escape(p.label)}**") if p.label else None
+    if p.literal:
+        return [x for x in (label, plain_div(truncate(p.text.strip(), REASON_MAX))) if x]
+    text = escape(p.text.strip() or ELLIPSIS)
+    if p.strong:
+        text = f"**{text}**"
+    return [div(f"**{escape(p.label)}**\n{text}" if p.label else text)]
+
+
+def action_value(a: Action, thread: str | None = None) -> dict[str, Any]:
+    """The button's value: the contract with the callback handler (bot/conversation/buttons.py)."""
+    if a.kind in (ActionKind.PENDING_CONFIRM, ActionKind.PENDING_CANCEL):
+        return feishu_value(a.kind.value, PendingRef(pending_id=a.pending_id or "", thread=thread))
+    return feishu_value(a.kind.value, StepRef(request_id=a.request_id or "", step=a.step or 0))
+
+
+def action_button(a: Action, thread: str | None = None) -> Card:
+    dialog = (a.dialog.title, a.dialog.text) if a.dialog is not None else None
+    return button(a.label, action_value(a, thread), a.style, dialog)
+
+
+def elements_of(c: Model, *, with_actions: bool = True, thread: str | None = None) -> list[Card]:
+    """The card's body as Feishu elements, in the model's order."""
+    elements: list[Card] = [plain_div(f"⏰ {c.banner}")] if c.banner else []
+    for p in c.lead:
+        elements += paragraph(p)
+    if c.facts:
+        elements.append(fields([(f.label, f.value) for f in c.facts]))
+    for p in c.body:
+        elements += paragraph(p)
+    if c.context:
+        elements.append(note(*c.context))
+    if with_actions and c.actions:
+        elements.append(actions(*(action_button(a, thread) for a in c.actions)))
+    return elements
+
+
+def render(c: Model, *, thread: str | None = None) -> Card:
+    """The Feishu card of a presentation Card; `thread` goes into confirm/cancel button values."""
+    return card(c.title, elements_of(c, thread=thread), TEMPLATES.get(c.tone, "blue"))
+
+
 # --- the confirm card of a proposal -------------------------------------------------------------
-
-_INTERNAL = {"process", "approver", "approvers", "half_day", "balance_after", "working_days"}
-_LONG = ("reason", "comment", "note")
-
-
-def _proposal_facts(p: ProposalReady, locale: str, engine: Engine | None) -> list[tuple[str, str]]:
-    f = p.fields
-    if p.action != "submit":
-        pairs = [(t(locale, "Request", "申请"), p.request_id)]
-        if f.get("requester"):
-            pairs.append((t(locale, "Requester", "申请人"), str(f["requester"])))
-        if p.action == "decide":
-            pairs.append((t(locale, "Decision", "决定"), confirm_label(p, locale)[0]))
-        if f.get("to"):
-            pairs.append((t(locale, "To", "提醒对象"), str(f["to"])))
-        return pairs
-    pairs = []
-    if "leave_type" in f:
-        pairs.append((t(locale, "Type", "类型"), leave_type_name(engine, f["leave_type"], locale)))
-        try:
-            start, end = date.fromisoformat(str(f["start"])), date.fromisoformat(str(f["end"]))
-            dates = fmt_range(
-                start, end, bool(f.get("start_half")), bool(f.get("end_half")), locale
-            )
-            pairs.append((t(locale, "Dates", "日期"), dates))
-        except (KeyError, ValueError):
-            pass
-        if isinstance(f.get("working_days"), int | float):
-            pairs.append((t(locale, "Working days", "工作日"), fmt_days(f["working_days"], locale)))
-    else:
-        for key, value in f.items():
-            if key not in _INTERNAL and key not in _LONG and value not in (None, ""):
-                pairs.append((key.replace("_", " ").capitalize(), str(value)))
-    if approvers := [str(a) for a in f.get("approvers") or []]:
-        pairs.append((t(locale, "Approval", "审批人"), " → ".join(approvers)))
-    if isinstance(after := f.get("balance_after"), int | float):
-        left = days_text(after, locale)
-        pairs.append(
-            (t(locale, "Balance after", "提交后余额"), t(locale, f"{left} left", f"剩余 {left}"))
-        )
-    return pairs
 
 
 def confirm_card(
-    p: ProposalReady, locale: str, *, thread: str, engine: Engine | None = None
+    p: ProposalReady, locale: Reader | str, *, thread: str, engine: Engine | None = None
 ) -> Card:
-    """The proposal's exact contents with [Submit|Approve|Reject|Confirm] [Cancel].
+    """The proposal's exact contents with [Submit|Approve|Reject|Withdraw|…] [Cancel].
 
     Only `p.confirm_by` can click; the engine checks that. `thread` is noted in the button
     values so the click's outcome is added to the conversation.
     """
-    verb, kind = confirm_label(p, locale)
-    elements: list[Card] = [div(escape(p.summary))]
-    if facts := _proposal_facts(p, locale, engine):
-        elements.append(fields(facts))
-    for key in _LONG:
-        value = p.fields.get(key)
-        if isinstance(value, str) and value.strip():
-            label = (
-                t(locale, "Comment", "意见") if key == "comment" else t(locale, "Reason", "事由")
-            )
-            if key == "note":
-                label = t(locale, "Note", "附言")
-            elements += [
-                div(f"**{escape(label)}**"),
-                plain_div(truncate(value.strip(), REASON_MAX)),
-            ]
-    elements.append(
-        note(
-            t(
-                locale,
-                f"Nothing happens until you click {verb}. Only {p.confirm_by} can confirm this.",
-                f"点击「{verb}」后才会生效；只有 {p.confirm_by} 可以确认。",
-            )
-        )
-    )
-    ref = PendingRef(pending_id=p.pending_id, thread=thread)
-    elements.append(
-        actions(
-            button(verb, feishu_value(PENDING_CONFIRM, ref), kind),
-            button(t(locale, "Cancel", "取消"), feishu_value(PENDING_CANCEL, ref)),
-        )
-    )
-    return card(t(locale, "Please confirm", "请确认"), elements, "blue")
+    return render(confirm.confirm_card(p, locale, engine=engine), thread=thread)
 
 
-def confirm_card_closed(summary: str, outcome: str, locale: str, *, ok: bool = True) -> Card:
+def confirm_card_closed(
+    summary: str, outcome: str, locale: Reader | str, *, ok: bool = True
+) -> Card:
     """The confirm card after a click: the summary and what happened, no buttons."""
-    elements = [div(escape(summary))] if summary.strip() else []
-    elements.append(div(f"**{escape(outcome)}**"))
-    title = t(locale, "Confirmed", "已确认") if ok else t(locale, "Cancelled", "已取消")
-    return card(title, elements, "green" if ok else "grey")
+    return render(confirm.confirm_card_closed(summary, outcome, locale, ok=ok))
 
 
 # --- the approver's card ----------------------------------------------------------------------
 
 
-def _details(
-    req: Request,
-    engine: Engine,
-    locale: str,
-    balance_after: float | None = None,
-    team_out: Sequence[Any] | None = None,
-) -> list[Card]:
-    elements: list[Card] = [fields(request_facts(req, engine, locale, balance_after))]
-    reason = req.fields.get("reason") if req.is_leave else None
-    if isinstance(reason, str) and reason.strip():
-        elements += [
-            div(f"**{escape(t(locale, 'Reason', '事由'))}**"),
-            plain_div(truncate(reason.strip(), REASON_MAX)),
-        ]
-    if req.is_leave and team_out is not None:
-        lines = [f"**{escape(t(locale, 'Also out in the team then', '同组同期请假'))}**"]
-        lines += [f"• {escape(out_line(o, locale))}" for o in team_out[:LIST_MAX]]
-        if not team_out:
-            lines.append(escape(t(locale, "Nobody", "无")))
-        elif len(team_out) > LIST_MAX:
-            lines.append(
-                escape(
-                    t(
-                        locale,
-                        f"…and {len(team_out) - LIST_MAX} more",
-                        f"……另有 {len(team_out) - LIST_MAX} 人",
-                    )
-                )
-            )
-        elements.append(div("\n".join(lines)))
-    return elements
-
-
-def _step_note(req: Request, step: Step, engine: Engine, locale: str) -> Card:
-    lines = [step_of(step.index, len(req.steps), step_name(step, locale), locale)]
-    if (routed := routed_text(step, engine, locale)) is not None:
-        lines.append(routed)
-    lines.append(id_line(req, locale))
-    return note(*lines)
-
-
-def _value(action: str, req: Request, step: Step) -> dict[str, Any]:
-    return feishu_value(action, StepRef(request_id=req.id, step=step.index))
-
-
-def decision_buttons(req: Request, step: Step, engine: Engine, locale: str) -> Card:
-    """[Approve] (with a confirm dialog) and [Reject] (asks for the reason on the card)."""
-    who, it = name_of(engine, req.requester), what(req, engine.config, locale)
-    if step.index + 1 < len(req.steps):
-        nxt = req.steps[step.index + 1]
-        then = t(
-            locale,
-            f" It then goes to {name_of(engine, nxt.approver)} ({nxt.name}).",
-            f"之后转 {name_of(engine, nxt.approver)}（{nxt.name_zh}）审批。",
-        )
-    else:
-        then = t(locale, " This is the last step.", "这是最后一步。")
-    dialog = (
-        t(locale, "Approve this request?", "批准此申请？"),
-        t(locale, f"Approve {who}'s {it}?", f"批准 {who} 的{it}？") + then,
-    )
-    return actions(
-        button(
-            t(locale, "Approve", "批准"),
-            _value(REQUEST_APPROVE, req, step),
-            "primary",
-            dialog,
-        ),
-        button(t(locale, "Reject", "驳回"), _value(REQUEST_REJECT, req, step), "danger"),
-    )
-
-
-def approval_card(
-    view: RequestView, engine: Engine, locale: str, reminder: str | None = None
-) -> Card:
-    """The approver's card: the request, who else is out, step k of n, [Approve] [Reject].
-
-    `reminder` (a line such as "Reminder from 张三: …") goes on top when the requester nudged.
-    """
-    req = view.request
-    step = req.open_step()
-    if step is None:  # decided meanwhile: the facts and where it stands, no buttons
-        return approval_card_closed(req, engine, locale, req.current_step or 0)
-    elements = [plain_div(reminder)] if reminder else []
-    elements += _details(req, engine, locale, view.balance_after, view.team_out)
-    elements += [_step_note(req, step, engine, locale), decision_buttons(req, step, engine, locale)]
-    return card(title_of(req, engine, locale), elements, "orange" if reminder else "blue")
+def approval_card(view: RequestView, engine: Engine, locale: Reader | str) -> Card:
+    """The approver's card: the request, who else is out, step k of n, [Approve] [Reject]."""
+    return render(requests.approval_card(view, engine, locale))
 
 
 def reminder_card(
-    view: RequestView, engine: Engine, locale: str, note_text: str | None = None
+    view: RequestView, engine: Engine, locale: Reader | str, note_text: str | None = None
 ) -> Card:
     """The approval card with "Reminder from <requester>: <note>" on top."""
-    who = name_of(engine, view.request.requester)
-    line = t(locale, f"⏰ Reminder from {who}", f"⏰ {who} 的催办提醒")
-    if note_text and note_text.strip():
-        line += t(locale, f": {note_text.strip()}", f"：{note_text.strip()}")
-    return approval_card(view, engine, locale, reminder=line)
+    return render(requests.approval_card(view, engine, locale, reminder=note_text or ""))
 
 
-def reject_form_card(req: Request, step: Step, engine: Engine, locale: str) -> Card:
+def reject_form_card(req: Request, step: Step, engine: Engine, locale: Reader | str) -> Card:
     """The approver's card asking for the reason: an input, [Reject] (confirmed) and [Back]."""
+    model = requests.request_card(req, engine, locale)
+    loc = model_reader(locale).locale
     who = name_of(engine, req.requester)
+    ref = StepRef(request_id=req.id, step=step.index)
     form = {
         "tag": "form",
         "name": "reject_form",
@@ -441,19 +291,17 @@ def reject_form_card(req: Request, step: Step, engine: Engine, locale: str) -> C
                 "name": REASON_INPUT,
                 "required": True,
                 "max_length": REASON_MAX,
-                "label": plain(t(locale, "Reason for rejecting", "驳回理由")),
-                "placeholder": plain(
-                    t(locale, f"{who} will see this reason.", f"{who} 会看到这条理由。")
-                ),
+                "label": plain(say("form.reject.label", loc)),
+                "placeholder": plain(say("form.reject.placeholder", loc, who=who)),
             },
             button(
-                t(locale, "Reject", "驳回"),
-                _value(REQUEST_REJECT_SUBMIT, req, step),
+                say("button.reject", loc),
+                feishu_value(REQUEST_REJECT_SUBMIT, ref),
                 "danger",
                 (
-                    t(locale, "Reject this request?", "驳回此申请？"),
+                    t(loc, "Reject this request?", "驳回此申请？"),
                     t(
-                        locale,
+                        loc,
                         f"{who} will be told, with your reason.",
                         f"将通知 {who}，并附上你的理由。",
                     ),
@@ -463,40 +311,26 @@ def reject_form_card(req: Request, step: Step, engine: Engine, locale: str) -> C
             ),
         ],
     }
-    elements = _details(req, engine, locale)
-    elements += [
-        _step_note(req, step, engine, locale),
-        form,
-        actions(button(t(locale, "Back", "返回"), _value(REQUEST_BACK, req, step))),
-    ]
-    return card(title_of(req, engine, locale), elements, "red")
+    elements = elements_of(model, with_actions=False)
+    elements += [form, actions(button(say("button.back", loc), feishu_value(REQUEST_BACK, ref)))]
+    return card(model.title, elements, "red")
 
 
-def approval_card_closed(request: Request, engine: Engine, locale: str, step_index: int) -> Card:
+def approval_card_closed(
+    request: Request, engine: Engine, locale: Reader | str, step_index: int
+) -> Card:
     """The approval card after the decision (or withdrawal, or reassignment): no buttons."""
-    outcome, sentence = decision_text(request, step_index, engine, locale)
-    elements = _details(request, engine, locale)
-    elements += [
-        div(f"**{escape(sentence)}**"),
-        note(id_line(request, locale), where_it_is(request, engine.directory, locale)),
-    ]
-    return card(title_of(request, engine, locale), elements, _TEMPLATES.get(outcome, "grey"))
+    return render(requests.approval_card_closed(request, engine, locale, step_index))
 
 
 # --- the requester's notices -----------------------------------------------------------------
 
 
 def requester_notice(
-    event_type: str, request: Request, engine: Engine, locale: str, data: dict[str, Any]
+    event_type: str, request: Request, engine: Engine, locale: Reader | str, data: dict[str, Any]
 ) -> Card:
     """The requester's card for an outbox event: submitted, step approved, approved, rejected, …"""
-    outcome, sentence = headline(event_type, request, engine, locale, data)
-    elements = [div(f"**{escape(sentence)}**\n{escape(what(request, engine.config, locale))}")]
-    if (extra := detail(event_type, locale, data)) is not None:
-        label, text = extra
-        elements += [div(f"**{escape(label)}**"), plain_div(truncate(text, REASON_MAX))]
-    elements.append(note(id_line(request, locale), where_it_is(request, engine.directory, locale)))
-    return card(title_of(request, engine, locale), elements, _TEMPLATES.get(outcome, "blue"))
+    return render(requests.requester_notice(event_type, request, engine, locale, data))
 
 
 def notice_card(title: str, lines: Sequence[str], template: str = "blue") -> Card:

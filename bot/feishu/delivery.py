@@ -13,15 +13,14 @@ from typing import Any
 import redis.asyncio as aioredis
 import structlog
 
-from agent.i18n import fmt_range
-from agent.tools.describe import what
-from bot import wording
 from bot.conversation import CardLifecycle, CardRegistry
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.render import PLATFORM, FeishuCards
 from bot.feishu.turns import send_uuid
-from bot.notices import Kind, Notice, Plan, plan_notices
+from bot.notices import Notice, plan_notices
+from bot.presentation.model import Reader
+from bot.presentation.notices import notice_card
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.keys import delivery
@@ -48,43 +47,13 @@ class FeishuDelivery:
         plan = await plan_notices(event, self.engine)
 
         async def send(notice: Notice, person: Person) -> str | None:
-            return await self._send(event, person, self._render(notice, plan, event, person.locale))
+            return await self._send(
+                event,
+                person,
+                cards.render(notice_card(notice, plan, event.data, self.engine, Reader.of(person))),
+            )
 
         await self.lifecycle.deliver(plan, PLATFORM, send, self.cards.update)
-
-    def _render(self, n: Notice, plan: Plan, event: OutboxEvent, locale: str) -> dict[str, Any]:
-        engine, req, data = self.engine, plan.request, event.data
-        match n.kind:
-            case Kind.DIGEST:
-                lines = [
-                    f"{engine.person(r.requester).name}: {what(r, engine.config, locale)} ({r.id})"
-                    for r in plan.pending
-                ]
-                return cards.notice_card(wording.digest_title(len(plan.pending), locale), lines)
-            case Kind.WEEKLY_OUT:
-                lines = [
-                    f"{o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, locale)}"
-                    for o in plan.out
-                ]
-                title = wording.weekly_out_title(plan.start, plan.end, locale)
-                return cards.notice_card(title, lines or [wording.nobody_out(locale)])
-            case Kind.UPDATE:
-                return cards.requester_notice(n.event_type, req, engine, locale, data)
-            case Kind.APPROVAL_CARD if n.view is not None:
-                return cards.approval_card(n.view, engine, locale)
-            case Kind.APPROVAL_CARD:  # decided before this event was delivered: no live buttons
-                return cards.approval_card_closed(req, engine, locale, n.step or 0)
-            case Kind.REMINDER_CARD:
-                return cards.reminder_card(n.view, engine, locale, data.get("note"))
-            case Kind.ESCALATED_FROM:
-                text = wording.escalated_text(
-                    req, engine, locale, data["assignee"], data.get("sla_hours", 0)
-                )
-                return cards.notice_card(wording.title_of(req, engine, locale), [text])
-            case Kind.EXPIRED:
-                text = wording.expired_text(req, engine, locale, for_requester=n.for_requester)
-                return cards.notice_card(wording.title_of(req, engine, locale), [text], "grey")
-        raise ValueError(f"no Feishu rendering for {n.kind}")
 
     async def _send(self, event: OutboxEvent, person: Person, card: dict[str, Any]) -> str | None:
         """Send once per (event, person): skip when the key says sent; the uuid covers a crash.

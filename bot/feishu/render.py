@@ -8,13 +8,15 @@ from bot.conversation import CardRef, CardView, Closed, RejectForm, StepClosed, 
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
+from bot.presentation.model import Reader
+from bot.wording import in_zone
 from workflow.engine import Engine
 
 log = structlog.get_logger("feishu")
 PLATFORM = "feishu"
 
 
-def render(view: CardView, engine: Engine, locale: str) -> cards.Card:
+def render(view: CardView, engine: Engine, locale: Reader | str) -> cards.Card:
     """One view as Feishu card JSON."""
     match view:
         case Closed():
@@ -42,7 +44,10 @@ class FeishuCards:
     async def update(self, card: CardRef, view: CardView) -> bool:
         """Redraw one card in its reader's language; False when Feishu refuses it for good."""
         try:
-            await self.client.patch_card(card.address, render(view, self.engine, card.locale))
+            await self.client.patch_card(
+                card.address,
+                render(view, self.engine, in_zone(card.locale, self.engine, card.holder)),
+            )
         except FeishuError as e:
             if e.retryable:
                 raise  # the event is retried later

@@ -18,9 +18,9 @@ import structlog
 
 from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
 from bot.feishu import cards
-from bot.feishu.cards import TaskLine, TaskStatus
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
+from bot.presentation.steps import TaskLine, TaskStatus, step_output
 from workflow.engine import Engine
 
 log = structlog.get_logger("feishu")
@@ -96,7 +96,7 @@ class CardThread:
                 case ToolStarted():
                     await self.task(event.call_id, event.title, "in_progress")
                 case ToolFinished():
-                    output = event.summary.splitlines()[0][:200] if event.summary else None
+                    output = step_output(event)
                     status: TaskStatus = "complete" if event.ok else "error"
                     await self.task(event.call_id, event.title, status, output)
                 case ProposalReady():

@@ -261,14 +261,14 @@ class SlackBot:
                 )
                 return
             locale = detect_locale(text, person.locale)
-            # cards and status in the person's language; the agent answers in the one they wrote in
+            # one language in the thread: the one they wrote in, for the answer and its cards
             view = ThreadView(
                 self.client,
                 channel,
                 thread_ts,
                 team,
                 user_id,
-                person.locale,
+                locale,
                 streaming=self.streaming,
                 engine=self.engine,
                 posted=lambda p, ts: self.lifecycle.confirm_posted(

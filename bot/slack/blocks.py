@@ -16,6 +16,7 @@ from bot.slack.blocks_cards import (
     approval_card,
     approval_card_closed,
     reminder_card,
+    render,
     requester_dm,
 )
 from bot.slack.blocks_confirm import confirm_card, confirm_card_closed, outcome_text
@@ -38,6 +39,7 @@ __all__ = [
     "plan_message",
     "reject_modal",
     "reminder_card",
+    "render",
     "requester_dm",
     "truncate",
 ]

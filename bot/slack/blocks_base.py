@@ -25,10 +25,10 @@ from slack_sdk.models.blocks import (
 )
 
 from agent.i18n import t
+from bot.presentation.text import ELLIPSIS, escape_html, truncate
 from workflow.config import ProcessDef
 from workflow.engine import Engine
 
-ELLIPSIS = "…"
 MESSAGE_BLOCKS_MAX = 50
 VIEW_BLOCKS_MAX = 100
 SECTION_TEXT_MAX = 3000
@@ -54,20 +54,7 @@ class SlackMessage:
     blocks: list[dict[str, Any]]
 
 
-def escape(text: object) -> str:
-    """Escape &, < and > so text from people shows as typed in mrkdwn (no mentions, no links)."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def truncate(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters with a trailing "…", never inside an &entity;."""
-    if len(text) <= limit:
-        return text
-    cut = text[: max(limit - 1, 0)]
-    amp = cut.rfind("&")
-    if amp != -1 and ";" not in cut[amp:]:
-        cut = cut[:amp]
-    return cut.rstrip() + ELLIPSIS
+escape = escape_html  # text from people shows as typed in mrkdwn (no mentions, no links)
 
 
 def md(text: str, limit: int = SECTION_TEXT_MAX) -> MarkdownTextObject:

@@ -1,260 +1,140 @@
-"""The approver's request card (open, reminded and closed) and the requester's DMs."""
+"""Block Kit for a presentation Card, and the request cards built with it.
+
+`render` is the one Slack serializer of `bot.presentation.model.Card`: the title as a header,
+paragraphs as sections (people's words escaped, so never a mention or a link), facts as a
+two-column section, context lines, and buttons whose ids and values are the contract with
+the interaction handlers (see bot/slack/blocks.py).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from slack_sdk.models.blocks import Block
+from slack_sdk.models.blocks import Block, ButtonElement
 
-from agent.i18n import t
-from agent.tools.describe import what, where_it_is
-from bot import wording
-from bot.conversation.buttons import REQUEST_APPROVE, REQUEST_REJECT, step_value
+from bot.conversation.buttons import step_value
+from bot.presentation import requests
+from bot.presentation.model import Action, ActionKind, Card, Paragraph, Reader, Tone
 from bot.slack.blocks_base import (
-    LIST_MAX,
     SECTION_TEXT_MAX,
     SlackMessage,
     actions,
-    and_more,
     button,
     confirm_dialog,
     context,
     escape,
     fields_section,
-    fmt_time,
     header,
     message,
-    process_of,
     section,
-    step_of,
     truncate,
 )
-from bot.wording import name_of, out_line, routed_text, step_name
 from workflow.engine import Engine
 from workflow.models import Request, Step
-from workflow.queries import OutEntry, RequestView
+from workflow.queries import RequestView
 
-# --- pieces of a request, shared with the Home tab ---------------------------------------------
-
-
-def reason_text(req: Request, locale: str) -> str | None:
-    """'*Reason*\\n…' (escaped) for a leave with a reason, else None."""
-    reason = req.fields.get("reason") if req.is_leave else None
-    if not isinstance(reason, str) or not reason.strip():
-        return None
-    return truncate(f"*{t(locale, 'Reason', '事由')}*\n{escape(reason.strip())}", SECTION_TEXT_MAX)
-
-
-def team_out_text(entries: Sequence[OutEntry], locale: str) -> str:
-    """Who else in the team is out then: names and dates only, 'Nobody' otherwise."""
-    title = f"*{t(locale, 'Also out in the team then', '同组同期请假')}*"
-    if not entries:
-        return f"{title}\n{t(locale, 'Nobody', '无')}"
-    lines = [f"• {escape(out_line(o, locale))}" for o in entries[:LIST_MAX]]
-    if len(entries) > LIST_MAX:
-        lines.append(and_more(len(entries) - LIST_MAX, locale))
-    return truncate("\n".join([title, *lines]), SECTION_TEXT_MAX)
+# The emoji that marks a headline of this tone.
+MARKS = {
+    Tone.SUBMITTED: ":outbox_tray:",
+    Tone.APPROVED: ":white_check_mark:",
+    Tone.DONE: ":tada:",
+    Tone.REJECTED: ":x:",
+    Tone.WITHDRAWN: ":leftwards_arrow_with_hook:",
+    Tone.EXPIRED: ":hourglass:",
+    Tone.MOVED: ":arrow_right:",
+    Tone.REMINDER: ":alarm_clock:",
+}
 
 
-def _title(req: Request, engine: Engine, locale: str) -> str:
-    process = process_of(engine, req.process)
-    kind = process.display_name(locale) if process else req.process
-    who = name_of(engine, req.requester)
-    return t(locale, f"{kind} request · {who}", f"{kind}申请 · {who}")
+def paragraph_text(p: Paragraph) -> str:
+    """A paragraph as mrkdwn: '*Label*\\ntext', a bold headline with its mark, people's words escaped."""
+    text = escape(p.text.strip() or "…")
+    if p.strong:
+        text = f"*{text}*"
+    if p.tone is not None and (mark := MARKS.get(p.tone)):
+        text = f"{mark} {text}"
+    if p.label:
+        text = f"*{escape(p.label)}*\n{text}"
+    return truncate(text, SECTION_TEXT_MAX)
 
 
-def _id_line(req: Request, locale: str) -> str:
-    at = fmt_time(req.submitted_at or req.created_at)
-    return escape(t(locale, f"{req.id} · submitted {at}", f"{req.id} · 提交于 {at}"))
+def action_button(a: Action) -> ButtonElement:
+    """A button: value = pending_id, or `<request_id>:<step>` for a decision."""
+    if a.kind in (ActionKind.PENDING_CONFIRM, ActionKind.PENDING_CANCEL):
+        value = a.pending_id or ""
+    else:
+        value = step_value(a.request_id or "", a.step or 0)
+    dialog = None
+    if a.dialog is not None:
+        d = a.dialog
+        dialog = confirm_dialog(d.title, d.text, d.confirm, d.deny, style=a.style)
+    style = a.style if a.style != "default" else None
+    return button(a.label, a.kind.value, value, style=style, confirm=dialog)
 
 
-def _detail_blocks(
-    req: Request,
-    engine: Engine,
-    locale: str,
-    balance_after: float | None,
-    team_out: Sequence[OutEntry] | None,
-) -> list[Block]:
-    blocks: list[Block] = [
-        header(_title(req, engine, locale)),
-        fields_section(request_facts(req, engine, locale, balance_after)),
-    ]
-    if (reason := reason_text(req, locale)) is not None:
-        blocks.append(section(reason))
-    if req.is_leave and team_out is not None:
-        blocks.append(section(team_out_text(team_out, locale)))
+def _block_id(a: Action) -> str:
+    if a.pending_id is not None:
+        return f"pending:{a.pending_id}"
+    return f"request:{a.request_id}:{a.step}"
+
+
+def card_blocks(card: Card) -> list[Block]:
+    blocks: list[Block] = []
+    if card.banner:
+        blocks.append(context(f"{MARKS[Tone.REMINDER]} {escape(card.banner)}"))
+    if card.title:
+        blocks.append(header(card.title))
+    blocks += [section(paragraph_text(p)) for p in card.lead]
+    if card.facts:
+        blocks.append(fields_section([(escape(f.label), escape(f.value)) for f in card.facts]))
+    blocks += [section(paragraph_text(p)) for p in card.body]
+    if card.context:
+        blocks.append(context(*(escape(x) for x in card.context)))
+    if card.actions:
+        blocks.append(
+            actions(*(action_button(a) for a in card.actions), block_id=_block_id(card.actions[0]))
+        )
     return blocks
 
 
-# --- the approver's card --------------------------------------------------------------------
+def render(card: Card) -> SlackMessage:
+    """The Slack message of a card; `card.fallback` is the notification text."""
+    return message(card.fallback, card_blocks(card))
+
+
+# --- the request's cards --------------------------------------------------------------------
 
 
 def decision_buttons(req: Request, step: Step, engine: Engine, locale: str) -> list[Any]:
     """[Approve] (with a confirm dialog) and [Reject] (opens the reason modal)."""
-    value = step_value(req.id, step.index)
-    who = name_of(engine, req.requester)
-    it = what(req, engine.config, locale)
-    if step.index + 1 < len(req.steps):
-        nxt = req.steps[step.index + 1]
-        then = t(
-            locale,
-            f" It then goes to {name_of(engine, nxt.approver)} ({nxt.name}).",
-            f"之后转 {name_of(engine, nxt.approver)}（{nxt.name_zh}）审批。",
-        )
-    else:
-        then = t(locale, " This is the last step.", "这是最后一步。")
-    dialog = confirm_dialog(
-        t(locale, "Approve this request?", "批准此申请？"),
-        t(locale, f"Approve {who}'s {it}?", f"批准 {who} 的{it}？") + then,
-        t(locale, "Approve", "批准"),
-        t(locale, "Cancel", "取消"),
-        style="primary",
-    )
-    return [
-        button(
-            t(locale, "Approve", "批准"),
-            REQUEST_APPROVE,
-            value,
-            style="primary",
-            confirm=dialog,
-        ),
-        button(t(locale, "Reject", "驳回"), REQUEST_REJECT, value, style="danger"),
-    ]
+    return [action_button(a) for a in requests.decision_actions(req, step, engine, locale)]
 
 
-def _approval(view: RequestView, engine: Engine, locale: str) -> tuple[str, list[Block]]:
-    req = view.request
-    blocks = _detail_blocks(req, engine, locale, view.balance_after, view.team_out)
-    step = req.open_step()
-    who = name_of(engine, req.requester)
-    fallback = t(
-        locale,
-        f"{who} asks for your approval: {what(req, engine.config, locale)}",
-        f"{who} 请你审批：{what(req, engine.config, locale)}",
-    )
-    if step is None:  # decided meanwhile: the facts and where it stands, no buttons
-        blocks.append(
-            context(_id_line(req, locale), escape(where_it_is(req, engine.directory, locale)))
-        )
-        return fallback, blocks
-    lines = [escape(step_of(step.index, len(req.steps), step_name(step, locale), locale))]
-    if (routed := routed_text(step, engine, locale)) is not None:
-        lines.append(escape(routed))
-    lines.append(_id_line(req, locale))
-    blocks.append(context(*lines))
-    blocks.append(
-        actions(
-            *decision_buttons(req, step, engine, locale),
-            block_id=f"request:{req.id}:{step.index}",
-        )
-    )
-    return fallback, blocks
-
-
-def approval_card(view: RequestView, engine: Engine, locale: str) -> SlackMessage:
+def approval_card(view: RequestView, engine: Engine, locale: Reader | str) -> SlackMessage:
     """The approver's DM: the request, who else is out, the step, [Approve] [Reject]."""
-    fallback, blocks = _approval(view, engine, locale)
-    return message(fallback, blocks)
+    return render(requests.approval_card(view, engine, locale))
 
 
 def reminder_card(
-    view: RequestView, engine: Engine, locale: str, note: str | None = None
+    view: RequestView, engine: Engine, locale: Reader | str, note: str | None = None
 ) -> SlackMessage:
     """The approval card with "Reminder from <requester>: <note>" on top."""
-    fallback, blocks = _approval(view, engine, locale)
-    who = name_of(engine, view.request.requester)
-    line = t(locale, f"Reminder from {who}", f"{who} 的催办提醒")
-    if note and note.strip():
-        line += t(locale, f": {note.strip()}", f"：{note.strip()}")
-    return message(f"{line} — {fallback}", [context(":alarm_clock: " + escape(line)), *blocks])
-
-
-_DECISION_EMOJI = {
-    "approved": ":white_check_mark:",
-    "rejected": ":x:",
-    "withdrawn": ":leftwards_arrow_with_hook:",
-    "expired": ":hourglass:",
-    "reassigned": ":arrow_right:",
-}
-
-
-def decision_text(req: Request, index: int, engine: Engine, locale: str) -> tuple[str, str]:
-    """(emoji, raw sentence) for what became of step `index`: approved by, rejected by, …"""
-    outcome, text = wording.decision_text(req, index, engine, locale)
-    return _DECISION_EMOJI.get(outcome, ""), text
-
-
-def request_facts(
-    req: Request, engine: Engine, locale: str, balance_after: float | None = None
-) -> list[tuple[str, str]]:
-    """The request's facts as (label, value) pairs, escaped for mrkdwn."""
-    return [
-        (escape(k), escape(v)) for k, v in wording.request_facts(req, engine, locale, balance_after)
-    ]
+    return render(requests.approval_card(view, engine, locale, reminder=note or ""))
 
 
 def approval_card_closed(
-    request: Request, engine: Engine, locale: str, step_index: int
+    request: Request, engine: Engine, locale: Reader | str, step_index: int
 ) -> SlackMessage:
     """The approval card after the decision (or withdrawal, or reassignment): no buttons."""
-    emoji, outcome = decision_text(request, step_index, engine, locale)
-    blocks = _detail_blocks(request, engine, locale, None, None)
-    mark = f"{emoji} " if emoji else ""
-    blocks.append(section(truncate(f"{mark}*{escape(outcome)}*", SECTION_TEXT_MAX)))
-    blocks.append(
-        context(_id_line(request, locale), escape(where_it_is(request, engine.directory, locale)))
-    )
-    return message(f"{outcome} · {what(request, engine.config, locale)}", blocks)
-
-
-# --- the requester's DMs --------------------------------------------------------------------
-
-
-def _detail(event_type: str, locale: str, data: dict[str, Any]) -> str | None:
-    """The comment, reason or note that comes with an event (escaped), if any."""
-    key = {"request_withdrawn": "reason", "reminder_sent": "note"}.get(event_type, "comment")
-    value = data.get(key)
-    if not isinstance(value, str) or not value.strip():
-        return None
-    label = {
-        "comment": t(locale, "Reason", "理由")
-        if event_type == "request_rejected"
-        else t(locale, "Comment", "意见"),
-        "reason": t(locale, "Reason", "理由"),
-        "note": t(locale, "Note", "附言"),
-    }[key]
-    return truncate(f"*{label}*\n{escape(value.strip())}", SECTION_TEXT_MAX)
-
-
-# The emoji that leads a requester DM, by (event, outcome) first, else by outcome.
-_OUTCOME_EMOJI = {
-    ("request_submitted", "info"): ":outbox_tray:",
-    ("request_approved", "approved"): ":tada:",
-    ("reminder_sent", "info"): ":alarm_clock:",
-    ("task_assigned", "info"): ":arrow_right:",
-    ("step_escalated", "info"): ":arrow_right:",
-    "approved": ":white_check_mark:",
-    "rejected": ":x:",
-    "withdrawn": ":leftwards_arrow_with_hook:",
-}
+    return render(requests.approval_card_closed(request, engine, locale, step_index))
 
 
 def requester_dm(
-    event_type: str, request: Request, engine: Engine, locale: str, data: dict[str, Any]
+    event_type: str,
+    request: Request,
+    engine: Engine,
+    locale: Reader | str,
+    data: dict[str, Any],
 ) -> SlackMessage:
     """The requester's DM for an outbox event: submitted, step approved, approved, rejected, …"""
-    outcome, headline = wording.headline(event_type, request, engine, locale, data)
-    emoji = _OUTCOME_EMOJI.get((event_type, outcome), _OUTCOME_EMOJI.get(outcome, ""))
-    it = what(request, engine.config, locale)
-    mark = f"{emoji} " if emoji else ""
-    blocks: list[Block] = [section(truncate(f"{mark}*{escape(headline)}*\n{escape(it)}", 3000))]
-    if (detail := _detail(event_type, locale, data)) is not None:
-        blocks.append(section(detail))
-    blocks.append(
-        context(_id_line(request, locale), escape(where_it_is(request, engine.directory, locale)))
-    )
-    fallback = f"{headline} {it}"
-    if event_type == "request_rejected" and data.get("comment"):
-        fallback += t(locale, f" — {data['comment']}", f"：{data['comment']}")
-    return message(fallback, blocks)
+    return render(requests.requester_notice(event_type, request, engine, locale, data))

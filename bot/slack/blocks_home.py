@@ -27,8 +27,8 @@ from bot.slack.blocks_base import (
     step_of,
     truncate,
 )
-from bot.slack.blocks_cards import decision_buttons, out_line, step_name
-from bot.wording import days_text, leave_type_name, name_of
+from bot.slack.blocks_cards import decision_buttons
+from bot.wording import days_text, leave_type_name, name_of, out_line, step_name
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.leave import Balance

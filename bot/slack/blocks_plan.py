@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 from slack_sdk.models.blocks import Block, PlanBlock, RichTextBlock, TaskCardBlock
 
+from bot.presentation.steps import TaskLine
 from bot.slack.blocks_base import (
     MESSAGE_BLOCKS_MAX,
     SECTION_TEXT_MAX,
@@ -17,22 +15,11 @@ from bot.slack.blocks_base import (
     truncate,
 )
 
-TaskStatus = Literal["pending", "in_progress", "complete", "error"]
 TITLE_MAX = 150  # Slack documents no limit for plan and task titles: keep them header-sized
 OUTPUT_MAX = 1000
 TASKS_MAX = 40
 FINAL_SECTIONS_MAX = 8
 _MARKS = {"pending": "○", "in_progress": "…", "complete": "✓", "error": "✗"}
-
-
-@dataclass(frozen=True)
-class TaskLine:
-    """One tool call as a person sees it: a title, a status and a one-line output."""
-
-    task_id: str
-    title: str
-    status: TaskStatus
-    output: str | None = None
 
 
 def _rich(text: str) -> RichTextBlock:

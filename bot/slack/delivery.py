@@ -6,8 +6,11 @@ import structlog
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import CardLifecycle, CardRegistry
-from bot.notices import Kind, Notice, Plan, plan_notices
-from bot.slack import blocks, blocks_digest
+from bot.notices import Notice, plan_notices
+from bot.presentation.model import Reader
+from bot.presentation.notices import notice_card
+from bot.slack import blocks
+from bot.slack.blocks_cards import render
 from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
 from bot.slack.render import PLATFORM, SlackCards, address
@@ -45,34 +48,13 @@ class SlackDelivery:
         plan = await plan_notices(event, self.engine)
 
         async def send(notice: Notice, person: Person) -> str | None:
-            return await self._send(event, person, self._render(notice, plan, event, person.locale))
+            return await self._send(
+                event,
+                person,
+                render(notice_card(notice, plan, event.data, self.engine, Reader.of(person))),
+            )
 
         await self.lifecycle.deliver(plan, PLATFORM, send, self.cards.update)
-
-    def _render(
-        self, n: Notice, plan: Plan, event: OutboxEvent, locale: str
-    ) -> blocks.SlackMessage:
-        engine, req, data = self.engine, plan.request, event.data
-        match n.kind:
-            case Kind.DIGEST:
-                return blocks_digest.digest_dm(plan.pending, engine, locale)
-            case Kind.WEEKLY_OUT:
-                return blocks_digest.weekly_out_dm(plan.out, plan.start, plan.end, locale)
-            case Kind.UPDATE:
-                return blocks.requester_dm(n.event_type, req, engine, locale, data)
-            case Kind.APPROVAL_CARD if n.view is not None:
-                return blocks.approval_card(n.view, engine, locale)
-            case Kind.APPROVAL_CARD:  # decided before this event was delivered: no live buttons
-                return blocks.approval_card_closed(req, engine, locale, n.step)
-            case Kind.REMINDER_CARD:
-                return blocks.reminder_card(n.view, engine, locale, data.get("note"))
-            case Kind.ESCALATED_FROM:
-                return blocks_digest.escalated_dm(
-                    req, engine, locale, data["assignee"], data.get("sla_hours", 0)
-                )
-            case Kind.EXPIRED:
-                return blocks_digest.expired_dm(req, engine, locale, for_requester=n.for_requester)
-        raise ValueError(f"no Slack rendering for {n.kind}")
 
     async def _send(
         self, event: OutboxEvent, person: Person, msg: blocks.SlackMessage

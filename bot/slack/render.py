@@ -6,7 +6,9 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import CardRef, CardView, Closed, RejectForm, StepClosed, StepLive
+from bot.presentation.model import Reader
 from bot.slack import blocks
+from bot.wording import in_zone
 from workflow.engine import Engine
 
 PLATFORM = "slack"
@@ -16,7 +18,7 @@ def address(channel: str, ts: str) -> str:
     return f"{channel}:{ts}"
 
 
-def render(view: CardView, engine: Engine, locale: str) -> blocks.SlackMessage:
+def render(view: CardView, engine: Engine, locale: Reader | str) -> blocks.SlackMessage:
     """One view as Block Kit (a reject form is a modal, not a message: see `blocks.reject_modal`)."""
     match view:
         case Closed():
@@ -43,7 +45,7 @@ class SlackCards:
     async def update(self, card: CardRef, view: CardView) -> bool:
         """Redraw one card in its reader's language; False when Slack no longer has it."""
         channel, _, ts = card.address.partition(":")
-        msg = render(view, self.engine, card.locale)
+        msg = render(view, self.engine, in_zone(card.locale, self.engine, card.holder))
         try:
             await self.client.chat_update(channel=channel, ts=ts, text=msg.text, blocks=msg.blocks)
         except SlackApiError as e:

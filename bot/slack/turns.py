@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
 from agent.i18n import t
+from bot.presentation.steps import step_output
 from bot.slack.blocks import TaskLine, confirm_card, plan_message
 from workflow.engine import Engine
 
@@ -131,7 +132,7 @@ class ThreadView:
                     case ToolStarted():
                         await self.task(event.call_id, event.title, "in_progress")
                     case ToolFinished():
-                        output = event.summary.splitlines()[0][:200] if event.summary else None
+                        output = step_output(event)
                         await self.task(
                             event.call_id, event.title, "complete" if event.ok else "error", output
                         )

@@ -729,3 +729,22 @@ async def test_raw_arguments_are_the_json_of_the_arguments():
     call = only_call(await respond(chat(SYSTEM_ZH, "明天肚子疼，想请10天假")))
     assert json.loads(call.raw_arguments) == call.arguments
     assert "肚子疼" in call.raw_arguments
+
+
+async def test_the_hint_after_a_proposal_names_the_cards_own_button():
+    """Withdraw, approve and reject proposals say click Withdraw/Approve/Reject — never Submit."""
+    for name, args, button in (
+        ("propose_withdraw", {"request_id": "R-1"}, "**Withdraw**"),
+        ("propose_decision", {"request_id": "R-1", "decision": "approve"}, "**Approve**"),
+        ("propose_decision", {"request_id": "R-1", "decision": "reject"}, "**Reject**"),
+    ):
+        messages = chat(
+            SYSTEM_EN,
+            "do it",
+            called(name, "call_planner_1", **args),
+            result(
+                name, "call_planner_1", ok=True, status="awaiting_confirmation", summary="Prepared."
+            ),
+        )
+        reply = (await respond(messages)).content
+        assert button in reply and "Submit" not in reply, reply

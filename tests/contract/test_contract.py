@@ -53,7 +53,9 @@ async def test_a_two_step_approval_leaves_every_card_true(surfaces, name):
     if name == "terminal":
         assert "已批准" in s.transcript("liuyang")
         return
-    mine = [c for c in s.cards("priya") if rid in c.text and "Submitted" in c.text]
+    mine = [
+        c for c in s.cards("priya") if rid in c.text and "Submitted —" in c.text
+    ]  # "Submitted — waiting for …"
     assert not mine, "the requester's card still says it waits"
     [thread_card] = [c for c in s.cards("priya") if "Approved by 刘洋" in c.text]
     assert "Approved by Emma Clarke" in thread_card.text

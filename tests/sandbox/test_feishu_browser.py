@@ -103,7 +103,7 @@ async def test_zhangsan_asks_on_feishu_wangfang_approves_and_zhangsan_hears(fui:
     steps = thread.locator(".lk-card", has_text="处理步骤")
     await expect(steps).to_contain_text("✅")
     await expect(steps.locator(".lk-card-header")).to_have_class(re.compile(r"\blk-t-grey\b"))
-    confirm = thread.locator(".lk-card", has_text="请确认")
+    confirm = thread.locator(".lk-card", has_text="提交此申请？")
     await expect(confirm).to_contain_text("病假")
     await expect(confirm).to_contain_text("王芳")
     await expect(confirm.locator(".lk-card-header")).to_have_class(re.compile(r"\blk-t-blue\b"))

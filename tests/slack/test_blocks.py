@@ -222,7 +222,7 @@ async def test_confirm_card_for_a_decision_names_the_decision(
 
 
 async def test_confirm_card_for_withdraw_and_reminder_says_confirm(engine: Engine):
-    """Withdraw and remind proposals get Confirm/确认 and show the reason or note."""
+    """Withdraw and remind proposals name their own button (Withdraw / 发送提醒), never Submit."""
     req = await submitted(engine, fields=SICK)
     w = await proposal(
         engine,
@@ -233,10 +233,11 @@ async def test_confirm_card_for_withdraw_and_reminder_says_confirm(engine: Engin
     r = await proposal(
         engine, "zhangsan", propose_reminder, ProposeReminderArgs(request_id=req.id, note="please")
     )
-    for p, locale, label in ((w, "en", "Confirm"), (r, "zh", "确认")):
+    for p, locale, label in ((w, "en", "Withdraw"), (r, "zh", "发送提醒")):
         msg = confirm_card(p, locale, engine=engine)
         check_message(msg)
         assert by_action(msg.blocks, "pending_confirm")[0]["text"]["text"] == label
+        assert "click Submit" not in texts(msg.blocks) and "「提交」" not in texts(msg.blocks)
     assert "better" in texts(confirm_card(w, "en").blocks)
     assert "please" in texts(confirm_card(r, "zh").blocks)
 
@@ -404,20 +405,20 @@ async def test_who_else_is_out_is_capped_with_and_n_more(engine: Engine):
 
 
 async def test_closed_approval_card_says_who_decided_and_when(engine: Engine):
-    """After the click everyone sees "Approved by 王芳 at 2026-12-02 09:00" or the rejection with its reason — no buttons."""
+    """After the click everyone sees "Approved by 王芳 at 2026-12-02 09:00 Shanghai" or the rejection with its reason — no buttons."""
     req = await submitted(engine, "zhangsan", SICK)
     step1 = await engine.decide(req.id, 0, "wangfang", "approve", "get well")
     msg = approval_card_closed(step1, engine, "en", 0)
     check_message(msg)
     assert buttons(msg.blocks) == []
-    assert "Approved by 王芳 at 2026-12-02 09:00 — get well" in texts(msg.blocks)
-    assert "王芳 已于 2026-12-02 09:00 批准" in texts(
+    assert "Approved by 王芳 at 2026-12-02 09:00 Shanghai — get well" in texts(msg.blocks)
+    assert "王芳 已于 2026-12-02 09:00 北京时间 批准" in texts(
         approval_card_closed(step1, engine, "zh", 0).blocks
     )
     rejected = await engine.decide(req.id, 1, "liuyang", "reject", "too long")
     msg = approval_card_closed(rejected, engine, "en", 1)
     check_message(msg)
-    assert "Rejected by 刘洋 at 2026-12-02 09:00 — too long" in texts(msg.blocks)
+    assert "Rejected by 刘洋 at 2026-12-02 09:00 Shanghai — too long" in texts(msg.blocks)
     assert msg.text.startswith("Rejected by 刘洋")
 
 

@@ -326,3 +326,19 @@ async def test_without_streaming_the_steps_are_a_plan_message_updated_in_place(s
         if any(b.get("type") == "plan" for b in c.get("blocks") or [])
     ]
     assert plans and "Annual leave" in texts(plans)
+
+
+async def test_a_thread_is_in_one_language_the_one_the_person_wrote_in(slack: SlackHarness):
+    """Oliver's Slack is English; he writes in Chinese: the answer, the card and the clicked card are all Chinese."""
+    h = slack
+    await h.dm(OLIVER, "下周一到周三请年假")
+    await h.settle()
+    card = button_message(h.dm_messages(OLIVER), "pending_confirm")
+    assert card is not None, texts(h.dm_messages(OLIVER))
+    shown = texts([card])
+    assert "提交此申请？" in shown and "年假" in shown and "取消" in shown
+    assert "Submit" not in shown and "Annual leave" not in shown and "Cancel" not in shown
+    await h.click(OLIVER, card, "pending_confirm")
+    await h.settle()
+    closed = texts([h.standin.workspace.message(card["channel"], card["ts"])])
+    assert "已确认" in closed and "Confirmed" not in closed and "Submitted" not in closed

@@ -1,0 +1,79 @@
+"""The confirm card of a proposal, and the same card once clicked (or replaced by a newer draft)."""
+
+from __future__ import annotations
+
+from agent.events import ProposalReady
+from agent.i18n import detect_locale
+from bot import wording
+from bot.presentation.model import Action, ActionKind, Card, Fact, Paragraph, Reader, Tone, reader
+from bot.presentation.text import truncate
+from bot.wording import say
+from workflow.engine import Engine
+
+REASON_MAX = 500
+
+
+def confirm_title(p: ProposalReady, locale: str) -> str:
+    if p.action == "decide":
+        kind = "reject" if p.fields.get("decision") == "reject" else "approve"
+    else:
+        kind = p.action if p.action in wording._VERBS else "other"
+    return say(f"confirm.title.{kind}", locale)
+
+
+def confirm_card(p: ProposalReady, reader_: Reader | str, *, engine: Engine | None = None) -> Card:
+    """The proposal's exact contents with [Submit|Approve|Reject|Withdraw|…] [Cancel].
+
+    Every word is in the reader's language: the agent's summary is shown only when it is
+    written in that language too (the facts say the same thing either way). Pass `engine` to
+    show leave types and form labels by name. Only `p.confirm_by` can click; the engine checks.
+    """
+    locale = reader(reader_).locale
+    verb, style = wording.confirm_label(p, locale)
+    lead = []
+    if p.summary.strip() and detect_locale(p.summary, locale) == locale:
+        lead.append(Paragraph(p.summary.strip()))
+    facts = [
+        Fact(k, v)
+        for k, v in wording.proposal_facts(p.action, p.request_id, p.fields, engine, locale)
+    ]
+    body = []
+    for key in wording.LONG_FIELDS:
+        value = p.fields.get(key)
+        if isinstance(value, str) and value.strip():
+            label = wording.long_label(key, p.action, locale)
+            body.append(Paragraph(truncate(value.strip(), REASON_MAX), label=label, literal=True))
+    context = [say("line.only_you", locale, verb=verb, who=p.confirm_by)]
+    if p.request_id and p.action != "delegate":
+        context.append(p.request_id)
+    return Card(
+        fallback=p.summary.strip() if lead else confirm_title(p, locale),
+        title=confirm_title(p, locale),
+        tone=Tone.ASK,
+        lead=tuple(lead),
+        facts=tuple(facts),
+        body=tuple(body),
+        context=tuple(context),
+        actions=(
+            Action(ActionKind.PENDING_CONFIRM, verb, style, pending_id=p.pending_id),
+            Action(
+                ActionKind.PENDING_CANCEL, say("button.cancel", locale), pending_id=p.pending_id
+            ),
+        ),
+    )
+
+
+def confirm_card_closed(
+    summary: str, outcome: str, reader_: Reader | str, *, ok: bool = True
+) -> Card:
+    """The confirm card after a click: what it was about and what happened, no buttons."""
+    locale = reader(reader_).locale
+    lead = [Paragraph(summary.strip())] if summary.strip() else []
+    lead.append(Paragraph(outcome.strip() or "…", strong=True))
+    sep = say("fallback.dash", locale, text=summary.strip()) if summary.strip() else ""
+    return Card(
+        fallback=f"{outcome}{sep}",
+        title=say("confirm.title.done" if ok else "confirm.title.cancelled", locale),
+        tone=Tone.APPROVED if ok else Tone.CLOSED,
+        lead=tuple(lead),
+    )

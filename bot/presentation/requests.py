@@ -1,0 +1,221 @@
+"""Cards about one request: the approver's card (open, reminded, closed) and the requester's notices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent.tools.describe import what, where_it_is
+from bot import wording
+from bot.presentation.model import (
+    Action,
+    ActionKind,
+    Card,
+    Dialog,
+    Fact,
+    Paragraph,
+    Reader,
+    Tone,
+)
+from bot.presentation.text import truncate
+from bot.wording import name_of, say, step_name, step_of
+from workflow.engine import Engine
+from workflow.models import Request, Step
+from workflow.queries import OutEntry, RequestView
+
+LIST_MAX = 10  # people listed on a card before "and N more"
+REASON_MAX = 500
+
+_OUTCOME_TONES = {
+    "approved": Tone.APPROVED,
+    "rejected": Tone.REJECTED,
+    "withdrawn": Tone.WITHDRAWN,
+    "expired": Tone.EXPIRED,
+    "reassigned": Tone.MOVED,
+    "open": Tone.CLOSED,
+}
+
+
+def _facts(
+    req: Request, engine: Engine, locale: str, balance_after: float | None = None
+) -> tuple[Fact, ...]:
+    return tuple(Fact(k, v) for k, v in wording.request_facts(req, engine, locale, balance_after))
+
+
+def _reason(req: Request, locale: str) -> list[Paragraph]:
+    reason = req.fields.get("reason") if req.is_leave else None
+    if not isinstance(reason, str) or not reason.strip():
+        return []
+    text = truncate(reason.strip(), REASON_MAX)
+    return [Paragraph(text, label=say("label.reason", locale), literal=True)]
+
+
+def _team_out(entries: Sequence[OutEntry], locale: str) -> Paragraph:
+    """Who else in the team is out then: names and dates only, 'Nobody' otherwise."""
+    label = say("label.team_out", locale)
+    if not entries:
+        return Paragraph(say("word.nobody", locale), label=label)
+    lines = [f"• {wording.out_line(o, locale)}" for o in entries[:LIST_MAX]]
+    if len(entries) > LIST_MAX:
+        lines.append(say("line.and_more", locale, n=len(entries) - LIST_MAX))
+    return Paragraph("\n".join(lines), label=label)
+
+
+def _details(
+    req: Request,
+    engine: Engine,
+    locale: str,
+    balance_after: float | None = None,
+    team_out: Sequence[OutEntry] | None = None,
+) -> tuple[tuple[Fact, ...], list[Paragraph]]:
+    body = _reason(req, locale)
+    if req.is_leave and team_out is not None:
+        body.append(_team_out(team_out, locale))
+    return _facts(req, engine, locale, balance_after), body
+
+
+def decision_actions(req: Request, step: Step, engine: Engine, locale: str) -> tuple[Action, ...]:
+    """[Approve] (asks "are you sure?", saying where it goes next) and [Reject] (asks for a reason)."""
+    who, it = name_of(engine, req.requester), what(req, engine.config, locale)
+    if step.index + 1 < len(req.steps):
+        nxt = req.steps[step.index + 1]
+        then = say(
+            "dialog.approve.then",
+            locale,
+            who=name_of(engine, nxt.approver),
+            step=step_name(nxt, locale),
+        )
+    else:
+        then = say("dialog.approve.last", locale)
+    dialog = Dialog(
+        title=say("dialog.approve.title", locale),
+        text=say("dialog.approve.text", locale, who=who, what=it) + then,
+        confirm=say("button.approve", locale),
+        deny=say("button.cancel", locale),
+    )
+    ref = {"request_id": req.id, "step": step.index}
+    return (
+        Action(
+            ActionKind.REQUEST_APPROVE,
+            say("button.approve", locale),
+            "primary",
+            dialog=dialog,
+            **ref,
+        ),
+        Action(ActionKind.REQUEST_REJECT, say("button.reject", locale), "danger", **ref),
+    )
+
+
+def step_context(req: Request, step: Step, engine: Engine, reader: Reader) -> tuple[str, ...]:
+    """'Step 1 of 2 (Manager)', why it came to this holder, and when it was submitted."""
+    locale = reader.locale
+    lines = [step_of(step.index, len(req.steps), step_name(step, locale), locale)]
+    if (routed := wording.routed_text(step, engine, locale)) is not None:
+        lines.append(routed)
+    lines.append(wording.id_line(req, reader))
+    return tuple(lines)
+
+
+def approval_card(
+    view: RequestView, engine: Engine, reader: Reader | str, reminder: str | None = None
+) -> Card:
+    """The approver's card: the request, who else is out, the step, [Approve] [Reject].
+
+    `reminder` is the requester's note when they nudged: the card then opens with it.
+    """
+    req = view.request
+    rd = wording.in_zone(reader, engine, req.requester)
+    locale = rd.locale
+    step = req.open_step()
+    if step is None:  # decided meanwhile: the facts and where it stands, no buttons
+        return approval_card_closed(req, engine, rd, req.current_step or 0)
+    facts, body = _details(req, engine, locale, view.balance_after, view.team_out)
+    who, it = name_of(engine, req.requester), what(req, engine.config, locale)
+    fallback = say("fallback.approval", locale, who=who, what=it)
+    banner = None
+    if reminder is not None:
+        banner = say("banner.reminder", locale, who=who)
+        if reminder.strip():
+            banner += say("banner.reminder_note", locale, note=reminder.strip())
+        fallback = f"{banner} — {fallback}"
+    return Card(
+        fallback=fallback,
+        title=wording.title_of(req, engine, locale),
+        tone=Tone.REMINDER if reminder is not None else Tone.ASK,
+        banner=banner,
+        facts=facts,
+        body=tuple(body),
+        context=step_context(req, step, engine, rd),
+        actions=decision_actions(req, step, engine, locale),
+    )
+
+
+def request_card(req: Request, engine: Engine, reader: Reader | str) -> Card:
+    """The request's facts, reason and step for its holder, with no buttons (a form goes below)."""
+    rd = wording.in_zone(reader, engine, req.requester)
+    facts, body = _details(req, engine, rd.locale)
+    step = req.open_step()
+    return Card(
+        fallback=what(req, engine.config, rd.locale),
+        title=wording.title_of(req, engine, rd.locale),
+        tone=Tone.REJECTED,
+        facts=facts,
+        body=tuple(body),
+        context=step_context(req, step, engine, rd) if step is not None else (),
+    )
+
+
+def approval_card_closed(
+    request: Request, engine: Engine, reader: Reader | str, step_index: int
+) -> Card:
+    """The approval card after the decision (or withdrawal, or reassignment): no buttons."""
+    rd = wording.in_zone(reader, engine, request.requester)
+    locale = rd.locale
+    outcome, sentence = wording.decision_text(request, step_index, engine, rd)
+    tone = _OUTCOME_TONES.get(outcome, Tone.CLOSED)
+    facts, body = _details(request, engine, locale)
+    body.append(Paragraph(sentence, strong=True, tone=tone))
+    return Card(
+        fallback=f"{sentence} · {what(request, engine.config, locale)}",
+        title=wording.title_of(request, engine, locale),
+        tone=tone,
+        facts=facts,
+        body=tuple(body),
+        context=(where_it_is(request, engine.directory, locale), wording.id_line(request, rd)),
+    )
+
+
+_HEADLINE_TONES = {
+    ("request_submitted", "info"): Tone.SUBMITTED,
+    ("request_approved", "approved"): Tone.DONE,
+    ("reminder_sent", "info"): Tone.REMINDER,
+    ("task_assigned", "info"): Tone.MOVED,
+    ("step_escalated", "info"): Tone.MOVED,
+}
+
+
+def requester_notice(
+    event_type: str, request: Request, engine: Engine, reader: Reader | str, data: dict[str, Any]
+) -> Card:
+    """The requester's card for an outbox event: submitted, step approved, approved, rejected, …"""
+    rd = wording.in_zone(reader, engine, request.requester)
+    locale = rd.locale
+    outcome, headline = wording.headline(event_type, request, engine, locale, data)
+    tone = _HEADLINE_TONES.get((event_type, outcome)) or _OUTCOME_TONES.get(outcome, Tone.INFO)
+    if outcome == "info" and (event_type, outcome) not in _HEADLINE_TONES:
+        tone = Tone.INFO
+    it = what(request, engine.config, locale)
+    lead = [Paragraph(headline, strong=True, tone=tone), Paragraph(it)]
+    fallback = f"{headline} {it}"
+    if (extra := wording.detail(event_type, locale, data)) is not None:
+        label, text = extra
+        lead.append(Paragraph(truncate(text, REASON_MAX), label=label, literal=True))
+        if event_type == "request_rejected":
+            fallback += say("fallback.dash", locale, text=text)
+    return Card(
+        fallback=fallback,
+        title=wording.title_of(request, engine, locale),
+        tone=tone,
+        lead=tuple(lead),
+        context=(where_it_is(request, engine.directory, locale), wording.id_line(request, rd)),
+    )

@@ -1,0 +1,35 @@
+"""A turn's steps as people see them: a title and, where it adds something, one short line.
+
+A proposal's step shows its title alone: the card below says what was prepared, and the
+answer says what to click, so the same sentence is not shown three times in one turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.events import ToolFinished
+
+TaskStatus = Literal["pending", "in_progress", "complete", "error"]
+OUTPUT_MAX = 160
+
+
+@dataclass(frozen=True)
+class TaskLine:
+    """One tool call as a person sees it: a title, a status and a one-line output."""
+
+    task_id: str
+    title: str
+    status: TaskStatus
+    output: str | None = None
+
+
+def step_output(event: ToolFinished) -> str | None:
+    """The line under a finished step: none for a proposal that worked, else its first line."""
+    if event.ok and event.tool.startswith("propose_"):
+        return None
+    first = event.summary.strip().splitlines()[0] if event.summary.strip() else ""
+    if len(first) > OUTPUT_MAX:
+        first = first[: OUTPUT_MAX - 1].rstrip() + "…"
+    return first or None

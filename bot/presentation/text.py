@@ -1,0 +1,47 @@
+"""Cards as plain text (the terminal chat, logs), and the cutting every surface shares."""
+
+from __future__ import annotations
+
+from bot.presentation.model import Card
+
+ELLIPSIS = "…"
+
+
+def truncate(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters with a trailing "…", never inside an &entity;."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    amp = cut.rfind("&")
+    if amp != -1 and ";" not in cut[amp:]:
+        cut = cut[:amp]
+    return cut.rstrip() + ELLIPSIS
+
+
+def escape_html(text: object) -> str:
+    """Escape &, < and > (Slack mrkdwn and Feishu lark_md both read them as markup)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def to_text(card: Card, indent: str = "  ") -> str:
+    """A card as lines for a terminal: title, paragraphs, facts, context, [buttons]."""
+    lines: list[str] = []
+    if card.banner:
+        lines.append(card.banner)
+    if card.title:
+        lines.append(f"┌─ {card.title}")
+    for p in card.lead:
+        lines += _paragraph(p.label, p.text)
+    width = max((len(f.label) for f in card.facts), default=0)
+    lines += [f"{f.label.ljust(width)}  {f.value}" for f in card.facts]
+    for p in card.body:
+        lines += _paragraph(p.label, p.text)
+    lines += [f"· {c}" for c in card.context]
+    if card.actions:
+        lines.append(" ".join(f"[{a.label}]" for a in card.actions))
+    return "\n".join(f"{indent}│ {x}" if i else f"{indent}{x}" for i, x in enumerate(lines))
+
+
+def _paragraph(label: str | None, text: str) -> list[str]:
+    body = text.strip().splitlines() or [""]
+    return [f"{label}:", *(f"  {x}" for x in body)] if label else body

@@ -1,0 +1,192 @@
+"""Cards built once as data, in the reader's language and zone, the same on Slack, Feishu and the terminal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import fakeredis
+import pytest
+
+from agent.events import ProposalReady
+from agent.tools.base import ToolContext
+from agent.tools.propose import (
+    ProposeDecisionArgs,
+    ProposeRequestArgs,
+    ProposeWithdrawArgs,
+    propose_decision,
+    propose_request,
+    propose_withdraw,
+)
+from bot.feishu import cards
+from bot.presentation import confirm, requests
+from bot.presentation.model import Reader
+from bot.presentation.text import to_text
+from bot.slack import blocks
+from tests.helpers import submitted
+from workflow.clock import FixedClock
+from workflow.config import OrgConfig
+from workflow.engine import Engine
+
+EXPENSE = {
+    "amount": 86.4,
+    "currency": "GBP",
+    "category": "meals",
+    "spent_on": "2026-11-30",
+    "description": "Team lunch",
+}
+TRIP = {
+    "destination": "Shenzhen",
+    "start": "2026-12-14",
+    "end": "2026-12-16",
+    "purpose": "Supplier visit",
+    "estimated_cost": 4200,
+}
+
+
+@pytest.fixture
+async def engine(config: OrgConfig, clock: FixedClock) -> AsyncIterator[Engine]:
+    client = fakeredis.FakeAsyncRedis(decode_responses=True)
+    yield Engine(config, client, clock)
+    await client.aclose()
+
+
+async def proposal(
+    engine: Engine, actor: str, tool, args, locale: str | None = None
+) -> ProposalReady:
+    person = engine.person(actor)
+    ctx = ToolContext(engine, person, engine.today_for(actor), locale or person.locale, "T1:1")
+    obs = await tool(ctx, args)
+    p = obs.proposal
+    assert p is not None, obs.data
+    return ProposalReady(p.pending_id, p.kind, p.request_id, p.confirm_by, p.summary, p.fields)
+
+
+def feishu_facts(card: dict) -> list[str]:
+    return [f["text"]["content"] for e in card["elements"] for f in e.get("fields") or []]
+
+
+def slack_facts(msg: blocks.SlackMessage) -> list[str]:
+    return [f["text"] for b in msg.blocks for f in b.get("fields") or []]
+
+
+async def test_feishu_expense_and_trip_confirm_cards_show_labels_and_values_in_the_readers_language(
+    engine: Engine,
+):
+    """No raw keys ('Spent on', 'Estimated cost') or raw values ('meals', '2026-11-30'): the same facts as Slack."""
+    expense = await proposal(
+        engine, "oliver", propose_request, ProposeRequestArgs(process="expense", fields=EXPENSE)
+    )
+    trip = await proposal(
+        engine,
+        "zhangsan",
+        propose_request,
+        ProposeRequestArgs(process="business_trip", fields=TRIP),
+    )
+    en = feishu_facts(cards.confirm_card(expense, "en", thread="t", engine=engine))
+    assert en[:4] == [
+        "**Amount**\n86.40 GBP",
+        "**Category**\nMeals",
+        "**Date spent**\nMon 30 Nov 2026",
+        "**What for**\nTeam lunch",
+    ]
+    zh = feishu_facts(cards.confirm_card(expense, "zh", thread="t", engine=engine))
+    assert zh[:4] == [
+        "**金额**\n86.40 GBP",
+        "**类别**\n餐饮",
+        "**消费日期**\n2026年11月30日（周一）",
+        "**用途**\nTeam lunch",
+    ]
+    trip_zh = "\n".join(feishu_facts(cards.confirm_card(trip, "zh", thread="t", engine=engine)))
+    assert "**目的地**\nShenzhen" in trip_zh and "2026年12月14日（周一）" in trip_zh
+    assert "Estimated cost" not in trip_zh and "2026-12-14" not in trip_zh
+    # one source for every surface: Slack lists the same facts (its own markup)
+    slack = slack_facts(blocks.confirm_card(expense, "zh", engine=engine))
+    assert [s.replace("*", "") for s in slack] == [f.replace("**", "") for f in zh]
+
+
+async def test_a_card_is_one_language_even_when_the_agent_answered_in_another(engine: Engine):
+    """An English reader's card never carries the Chinese summary the agent wrote for a Chinese message."""
+    zh_summary = await proposal(
+        engine,
+        "oliver",
+        propose_request,
+        ProposeRequestArgs(process="expense", fields=EXPENSE),
+        "zh",
+    )
+    assert "已准备" in zh_summary.summary
+    for text in (
+        json.dumps(blocks.confirm_card(zh_summary, "en", engine=engine).blocks, ensure_ascii=False),
+        json.dumps(
+            cards.confirm_card(zh_summary, "en", thread="t", engine=engine), ensure_ascii=False
+        ),
+    ):
+        assert "已准备" not in text and "Submit this request?" in text
+    # and in the thread's language the whole card follows it
+    zh = json.dumps(
+        cards.confirm_card(zh_summary, "zh", thread="t", engine=engine), ensure_ascii=False
+    )
+    assert "已准备" in zh and "提交此申请？" in zh and "Submit" not in zh
+
+
+async def test_each_confirmation_names_its_own_button(engine: Engine):
+    """Withdraw, approve and reject confirmations say click Withdraw/Approve/Reject — never Submit."""
+    req = await submitted(engine, "zhangsan")
+    withdraw = await proposal(
+        engine, "zhangsan", propose_withdraw, ProposeWithdrawArgs(request_id=req.id)
+    )
+    approve = await proposal(
+        engine,
+        "wangfang",
+        propose_decision,
+        ProposeDecisionArgs(request_id=req.id, decision="approve"),
+        "en",
+    )
+    reject = await proposal(
+        engine,
+        "wangfang",
+        propose_decision,
+        ProposeDecisionArgs(request_id=req.id, decision="reject", comment="too long"),
+        "en",
+    )
+    for p, verb in ((withdraw, "Withdraw"), (approve, "Approve"), (reject, "Reject")):
+        card = confirm.confirm_card(p, "en", engine=engine)
+        assert card.actions[0].label == verb
+        assert f"click {verb}." in card.context[0] and "Submit" not in to_text(card)
+
+
+def use_clock(engine: Engine, at: datetime) -> FixedClock:
+    engine.clock = FixedClock(at)
+    engine.setting = engine.setting.__class__(
+        engine.directory, engine.clock, engine.keys, engine.config.policy
+    )
+    return engine.clock
+
+
+async def test_times_on_a_card_are_in_the_readers_zone_with_the_zone_named(engine: Engine):
+    """Submitted in London, approved in Shanghai a minute later: each reader sees both in their own zone, named."""
+    clock = use_clock(engine, datetime(2026, 12, 2, 7, 57, tzinfo=UTC))
+    req = await submitted(
+        engine, "oliver", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+    )
+    clock.advance(timedelta(minutes=1))
+    step = req.open_step()
+    decided = await engine.decide(req.id, step.index, step.assignee, "approve")
+    london = Reader.of(engine.person("oliver"))
+    shanghai = Reader.of(engine.person("liuyang"))
+    en = to_text(requests.approval_card_closed(decided, engine, london, step.index))
+    zh = to_text(requests.approval_card_closed(decided, engine, shanghai, step.index))
+    assert "07:58 London" in en and "Submitted 2026-12-02 07:57 London" in en
+    assert "15:58 北京时间" in zh and "提交于 2026-12-02 15:57 北京时间" in zh
+    assert "Shanghai" not in en and "London" not in zh
+
+
+async def test_request_ids_stay_in_the_context_line(engine: Engine):
+    """People read names and dates; the id is the last thing on the card's context line."""
+    req = await submitted(engine, "zhangsan")
+    view = await engine.request_view(req.id, "wangfang")
+    card = requests.approval_card(view, engine, "en")
+    assert req.id not in card.title and all(req.id not in p.text for p in card.paragraphs)
+    assert card.context[-1].endswith(req.id) and not card.context[-1].startswith(req.id)
+    assert all(req.id not in f.value for f in card.facts)
