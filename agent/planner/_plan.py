@@ -63,7 +63,7 @@ def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[st
                 return following
             done = [o for o in turn.observations if o.is_proposal and o.ok]
             summaries = "\n".join(_summary(o) or text("prepared", lang) for o in done)
-            return Reply(f"{summaries}\n\n{SUBMIT_HINT[lang]}")
+            return Reply(f"{summaries}\n\n{CONFIRM_HINTS['submit'][lang]}")
         return _after_proposal(proposals[-1], lang)
     if task.intent is Intent.FOR_OTHER and any(o.call.name == "find_people" for o in batch):
         return _available(_start(task, turn, ctx, lang), tools, lang, task)

@@ -46,6 +46,7 @@ class Answer:
     card: CardView | None = None
     outcome: Outcome | None = None
     error: WorkflowError | None = None
+    locale: str | None = None  # the card's language, when it is the thread's, not the person's
 
 
 def _superseded(pending: PendingAction) -> bool:
@@ -66,7 +67,7 @@ class Interactions:
 
     def _refused(self, e: WorkflowError, locale: str, card: CardView | None = None) -> Answer:
         log.info("click_refused", code=e.code, error=e.message)
-        return Answer(False, e.localized(locale), "error", card, error=e)
+        return Answer(False, e.localized(locale), "error", card, error=e, locale=locale)
 
     async def _summary(self, pending: PendingAction, viewer: str, locale: str) -> str:
         """The first line of a pending action's card: what it is about."""
@@ -80,17 +81,24 @@ class Interactions:
             return pending.request_id
         return summary_of(req, self.engine, locale)
 
+    async def _locale(self, pending_id: str, person: Person) -> str:
+        """The language the confirm card was shown in (its thread's), else the person's own."""
+        cards = await self.cards.registry.confirm_cards(pending_id)
+        return cards[0].locale if cards else person.locale
+
     async def _replaced(self, pending: PendingAction, person: Person) -> Answer:
-        text = wording.replaced_by_card_below(person.locale)
-        summary = await self._summary(pending, person.id, person.locale)
+        locale = await self._locale(pending.id, person)
+        text = wording.replaced_by_card_below(locale)
+        summary = await self._summary(pending, person.id, locale)
         error = InvalidState(text, zh=wording.replaced_by_card_below("zh"))
-        return Answer(False, text, "error", Closed(summary, text, ok=False), error=error)
+        closed = Closed(summary, text, ok=False)
+        return Answer(False, text, "error", closed, error=error, locale=locale)
 
     async def confirm(
         self, person: Person, pending_id: str, *, thread: str | None = None, at: At | None = None
     ) -> Answer:
         """Run a pending action for the person it is bound to; its card says what happened."""
-        locale = person.locale
+        locale = await self._locale(pending_id, person)
         try:
             pending = await self.engine.pending_action(pending_id, person.id)
         except WorkflowError as e:
@@ -122,12 +130,19 @@ class Interactions:
                 result = state_line(req, self.engine, locale)
             card = Closed(summary, result)
             if at is not None:
-                await self._register(req, pending, person, at, shown=outcome.kind)
+                await self._register(req, pending, person, at, shown=outcome.kind, locale=locale)
         await self._note(thread, f"({person.name}: {result})")
-        return Answer(True, result, "success", card, outcome=outcome)
+        return Answer(True, result, "success", card, outcome=outcome, locale=locale)
 
     async def _register(
-        self, req: Request, pending: PendingAction, person: Person, at: At, *, shown: PendingKind
+        self,
+        req: Request,
+        pending: PendingAction,
+        person: Person,
+        at: At,
+        *,
+        shown: PendingKind,
+        locale: str,
     ) -> None:
         """A confirmed card becomes the reader's card of the request, redrawn as it moves on."""
         payload = pending_payload(pending)
@@ -140,7 +155,7 @@ class Interactions:
             address=at.address,
             role=role,
             holder=person.id,
-            locale=person.locale,
+            locale=locale,  # the thread's language: the card keeps it as it is redrawn
             step=step,
             # a submit card already shows the thread card's text; the others are redrawn next time
             shown=fingerprint(req) if shown is PendingKind.SUBMIT else "",
@@ -154,7 +169,7 @@ class Interactions:
 
     async def cancel(self, person: Person, pending_id: str, *, thread: str | None = None) -> Answer:
         """Drop a pending action; its card says nothing was sent."""
-        locale = person.locale
+        locale = await self._locale(pending_id, person)
         try:
             pending = await self.engine.pending_action(pending_id, person.id)
             if _superseded(pending):
@@ -165,7 +180,7 @@ class Interactions:
         result = wording.outcome_text("cancelled", None, self.engine, locale)
         summary = await self._summary(pending, person.id, locale)
         await self._note(thread, f"({person.name}: {result})")
-        return Answer(True, result, "info", Closed(summary, result, ok=False))
+        return Answer(True, result, "info", Closed(summary, result, ok=False), locale=locale)
 
     # --- approver cards -------------------------------------------------------------------------
 

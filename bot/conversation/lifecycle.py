@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from agent.events import ProposalReady
-from agent.i18n import detect_locale, t
+from agent.i18n import t
 from agent.tools.describe import what
 from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
@@ -144,15 +144,25 @@ class CardLifecycle:
         await self.registry.add(req.id, card)
 
     async def confirm_posted(
-        self, person: Person, proposal: ProposalReady, platform: str, address: str, update: Update
+        self,
+        person: Person,
+        proposal: ProposalReady,
+        platform: str,
+        address: str,
+        update: Update,
+        *,
+        locale: str | None = None,
     ) -> None:
-        """A confirm card was posted: record it, and mark the draft it supersedes as replaced."""
+        """A confirm card was posted: record it, and mark the draft it supersedes as replaced.
+
+        `locale` is the thread's language, which the card was shown in (default: the person's).
+        """
         card = CardRef(
             platform=platform,
             address=address,
             role=Role.CONFIRM,
             holder=person.id,
-            locale=detect_locale(proposal.summary, person.locale),  # the thread's language
+            locale=locale or person.locale,
             summary=proposal.summary,
         )
         await self.registry.add_confirm(proposal.pending_id, card)

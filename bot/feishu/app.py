@@ -283,7 +283,7 @@ class FeishuBot:
         view = CardThread(self.client, root_id, thread, locale, origin, engine=self.engine)
         if person is not None:
             view.posted = lambda p, message_id: self.lifecycle.confirm_posted(
-                person, p, PLATFORM, message_id, self.cards.update
+                person, p, PLATFORM, message_id, self.cards.update, locale=locale
             )
         try:
             if person is None:
@@ -377,7 +377,11 @@ class FeishuBot:
 
     def reply(self, answer: Answer, person: Person) -> Reply:
         """A toast with the answer's sentence, and the clicked card redrawn when it changed."""
-        card = render(answer.card, self.engine, person.locale) if answer.card else None
+        card = (
+            render(answer.card, self.engine, answer.locale or person.locale)
+            if answer.card
+            else None
+        )
         return Reply(cards.toast(answer.tone, answer.text), card)
 
 

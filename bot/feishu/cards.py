@@ -20,13 +20,27 @@ from typing import Any, Literal
 
 from agent.events import ProposalReady
 from agent.i18n import t
-from bot.conversation.buttons import ACTIONS as ACTIONS
+from bot.conversation.buttons import (  # the button contract, re-exported for the callers
+    ACTIONS as ACTIONS,
+)
+from bot.conversation.buttons import (
+    PENDING_CANCEL as PENDING_CANCEL,
+)
+from bot.conversation.buttons import (
+    PENDING_CONFIRM as PENDING_CONFIRM,
+)
+from bot.conversation.buttons import (
+    REQUEST_APPROVE as REQUEST_APPROVE,
+)
 from bot.conversation.buttons import (
     REQUEST_BACK,
     REQUEST_REJECT_SUBMIT,
     PendingRef,
     StepRef,
     feishu_value,
+)
+from bot.conversation.buttons import (
+    REQUEST_REJECT as REQUEST_REJECT,
 )
 from bot.presentation import confirm, requests
 from bot.presentation.model import Action, ActionKind, Paragraph, Reader, Tone

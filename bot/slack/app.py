@@ -272,7 +272,7 @@ class SlackBot:
                 streaming=self.streaming,
                 engine=self.engine,
                 posted=lambda p, ts: self.lifecycle.confirm_posted(
-                    person, p, PLATFORM, address(channel, ts), self.cards.update
+                    person, p, PLATFORM, address(channel, ts), self.cards.update, locale=locale
                 ),
             )
             await view.render(
@@ -475,7 +475,7 @@ class SlackBot:
     async def _show(self, click: Click, answer: Answer, person: Person) -> None:
         """A click's answer: the clicked card redrawn, and a refusal said privately."""
         if answer.card is not None and click.channel and click.ts:
-            msg = render(answer.card, self.engine, person.locale)
+            msg = render(answer.card, self.engine, answer.locale or person.locale)
             await self.client.chat_update(
                 channel=click.channel, ts=click.ts, text=msg.text, blocks=msg.blocks
             )

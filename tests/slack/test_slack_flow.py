@@ -341,4 +341,4 @@ async def test_a_thread_is_in_one_language_the_one_the_person_wrote_in(slack: Sl
     await h.click(OLIVER, card, "pending_confirm")
     await h.settle()
     closed = texts([h.standin.workspace.message(card["channel"], card["ts"])])
-    assert "已确认" in closed and "Confirmed" not in closed and "Submitted" not in closed
+    assert "已提交" in closed and "Confirmed" not in closed and "Submitted" not in closed
