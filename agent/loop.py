@@ -121,10 +121,20 @@ class Agent:
         self.tools = tools or default_tools()
         self.limits = limits or Limits()
 
-    async def run(self, thread: str, actor_id: str, text: str) -> AsyncIterator[StepEvent]:
-        """One turn of a thread, yielding step events; the last event is always a FinalAnswer."""
+    async def run(
+        self, thread: str, actor_id: str, text: str, *, leased: bool = False
+    ) -> AsyncIterator[StepEvent]:
+        """One turn of a thread, yielding step events; the last event is always a FinalAnswer.
+
+        `leased`: the caller holds the thread's turn-queue lease (bot/queue), which already
+        runs the thread's turns one at a time; the memory lock is then not taken.
+        """
         person = self.engine.person(actor_id)
         locale = detect_locale(text, default=person.locale)
+        if leased:
+            async for event in self._turn(thread, person.id, text, locale):
+                yield event
+            return
         try:
             async with self.memory.lock(thread):
                 async for event in self._turn(thread, person.id, text, locale):

@@ -128,9 +128,9 @@ def interrupt_on_sigterm() -> None:
 class RedisServer:
     """A private redis-server on a loopback port: exact INFO commandstats, nothing shared."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int | None = None) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="bench-redis-"))
-        self.port = free_port()
+        self.port = port or free_port()
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -379,6 +379,11 @@ class RunConfig:
     )
     seed: int = 7
     stall_s: float = 20.0  # a phase with no progress for this long is over; the rest is lost
+    burst: bool = False  # every DM prepared and signed first, then all sent at once (no ramp)
+    turns_only: bool = False  # stop after the turns (no Submit / Approve phases)
+    serve_runs_turns: bool = True  # False: only the worker processes run turns
+    redis_port: int | None = None  # the private redis-server's port (None: any free one)
+    extra_env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -403,6 +408,8 @@ class User:
     approve_ack_ms: float = 0.0
     approved_at: float = 0.0
     metadata_dms: int = 0
+    ack_status: int = 200
+    refusals: int = 0  # DM events answered non-2xx (then retried)
     failed: str | None = None  # the turn ended with an error message instead of a card
 
     @property
@@ -525,7 +532,7 @@ class Rig:
     async def start(self) -> None:
         cfg = self.cfg
         if self.redis_url is None:
-            self.redis = RedisServer()
+            self.redis = RedisServer(cfg.redis_port)
             self.redis_url = self.redis.start()
         config_path = bench_config(self.tmp / "org.toml", cfg.users, self.org)
         self.llm_proc = subprocess.Popen(
@@ -556,8 +563,10 @@ class Rig:
             "LLM_MODEL": "fake",
             "LLM_API_KEY": "bench",
             "LOG_LEVEL": cfg.log_level,
+            "SERVE_RUNS_TURNS": "true" if cfg.serve_runs_turns else "false",
             "LOG_FORMAT": "json",
             "PYTHONUNBUFFERED": "0",
+            **cfg.extra_env,
         }
         for i in range(cfg.serves):
             port = free_port()
@@ -770,19 +779,7 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             message = rig.standin.post_user_message(u.slack_id, u.text)
             u.channel, u.thread = message["channel"], message["ts"]
             feed.by_thread[(u.channel, u.thread)] = u
-            event = {
-                "type": "message",
-                "channel": u.channel,
-                "user": u.slack_id,
-                "text": u.text,
-                "ts": u.thread,
-                "event_ts": u.thread,
-                "channel_type": "im",
-                "team": rig.team,
-                "client_msg_id": message.get("client_msg_id"),
-                "blocks": message.get("blocks", []),
-            }
-            envelope = sim.envelope(event)
+            envelope = sim.envelope(dm_event(u, message, rig.team))
             u.sent = time.perf_counter()
             resp = await sim.send_event(envelope)
             u.ack_ms = (time.perf_counter() - u.sent) * 1000
@@ -792,7 +789,39 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 other = sims[(u.index + 1) % len(sims)]
                 await other.send_event(envelope, retry=1)
 
-        await asyncio.gather(*(dm(u) for u in users))
+        async def burst() -> None:
+            """Every DM posted and signed first; then all sent at once, each timed from its send."""
+            ready = []
+            for u in users:
+                sim = sims[u.index % len(sims)]
+                message = rig.standin.post_user_message(u.slack_id, u.text)
+                u.channel, u.thread = message["channel"], message["ts"]
+                feed.by_thread[(u.channel, u.thread)] = u
+                envelope = sim.envelope(dm_event(u, message, rig.team))
+                body = json.dumps(envelope)
+                ready.append((u, sim, body, sim.signed_headers(body)))
+
+            async def fire(u: User, sim: SlackSimulator, body: str, headers: dict) -> None:
+                u.sent = time.perf_counter()
+                resp = await sim.post(body, "application/json", headers)
+                u.ack_ms = (time.perf_counter() - u.sent) * 1000
+                u.ack_status = resp.status
+                for retry in (1, 2, 3):  # a refusal (503) is retried, as Slack does
+                    if resp.status == 200:
+                        return
+                    u.refusals += 1
+                    await asyncio.sleep(1.0)
+                    extra = {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
+                    resp = await sim.post(
+                        body, "application/json", sim.signed_headers(body, **extra)
+                    )
+
+            await asyncio.gather(*(fire(*r) for r in ready))
+
+        if cfg.burst:
+            await burst()
+        else:
+            await asyncio.gather(*(dm(u) for u in users))
         await until(lambda: all(u.turn_over for u in users), "turns")
         lost: dict[str, list[User]] = {"turn": [u for u in users if not u.turn_over or u.failed]}
         users = [u for u in users if u.turn_over and not u.failed]
@@ -802,6 +831,17 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             await asyncio.to_thread(profiler.wait, 30)
             profiler = None
         s1 = await rig.snapshot()
+        if cfg.turns_only:
+            return report(
+                cfg,
+                rig,
+                all_users,
+                users,
+                lost,
+                feed,
+                (s0, s1, s1, s1),
+                (t_start,) + (t_turns,) * 3,
+            )
 
         # ---- phase 2: each clicks Submit; the worker sends the approver cards --------------
         async def submit(u: User) -> None:
@@ -866,6 +906,22 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             with contextlib.suppress(BaseException):
                 await feed_task
         await rig.stop()
+
+
+def dm_event(u: User, message: dict[str, Any], team: str) -> dict[str, Any]:
+    """The message event Slack sends for a person's DM."""
+    return {
+        "type": "message",
+        "channel": u.channel,
+        "user": u.slack_id,
+        "text": u.text,
+        "ts": u.thread,
+        "event_ts": u.thread,
+        "channel_type": "im",
+        "team": team,
+        "client_msg_id": message.get("client_msg_id"),
+        "blocks": message.get("blocks", []),
+    }
 
 
 def log_problems(rig: Rig) -> dict[str, int]:
@@ -946,7 +1002,7 @@ def report(
     submits = max(1, sum(1 for u in all_users if u.submit_at))
     approves = max(1, sum(1 for u in all_users if u.approve_at))
     carded = [u for u in turned if u.approver_card_at]
-    turns = delta(s0, s1, "serve", "turns_final")
+    turns = delta(s0, s1, "serve", "turns_final") + delta(s0, s1, "worker", "turns_final")
     model_calls = s1["llm"]["calls"] - s0["llm"]["calls"]
     calls_per_turn = model_calls / max(1, turns)
     floor_ms = calls_per_turn * cfg.latency_s * 1000
@@ -999,6 +1055,14 @@ def report(
         else ("private redis-server" if rig.redis else "redis"),
         "log_level": cfg.log_level,
         "redis_max_connections": cfg.redis_max_connections or "redis-py default",
+        "burst": cfg.burst,
+        "turns_only": cfg.turns_only,
+        "serve_runs_turns": cfg.serve_runs_turns,
+        "dm_refused_non_2xx": sum(u.refusals for u in all_users),
+        "turns_per_s": round(len(turned) / max(1e-9, t_turns - t_start), 2),
+        "cpu_s_per_process": {
+            p.name: round(delta(s0, s1, p.name, "cpu_s"), 2) for p in [*serve_procs, *worker_procs]
+        },
         "ack_ms_dm": summary(ack_dm),
         "ack_ms_click": summary(ack_click),
         "ack_ms_all": summary(ack_dm + ack_click),
@@ -1011,6 +1075,12 @@ def report(
         "submit_to_approver_card_ms": summary(notify_card),
         "approve_to_requester_dm_ms": summary(notify_done),
         "serve_cpu_ms_per_turn": round(delta(s0, s1, "serve", "cpu_s") * 1000 / max(1, turns), 2),
+        "bot_cpu_ms_per_turn": round(
+            (delta(s0, s1, "serve", "cpu_s") + delta(s0, s1, "worker", "cpu_s"))
+            * 1000
+            / max(1, turns),
+            2,
+        ),
         "serve_cpu_ms_per_submit_click": round(delta(s1, s2, "serve", "cpu_s") * 1000 / submits, 2),
         "serve_cpu_ms_per_approve_click": round(
             delta(s2, s3, "serve", "cpu_s") * 1000 / approves, 2

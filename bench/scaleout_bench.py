@@ -14,6 +14,12 @@ and the throughput (completed requests per second, DM to "approved" DM) of 2+2 a
 
     python bench/scaleout_bench.py [--users 300] [--latency 0.3] [--ramp 1]
 
+With --runners, the turn runners alone are scaled: serve only acks (SERVE_RUNS_TURNS=false)
+and one, then two `worker` processes run the same burst of turns (every DM sent at once);
+the ratio of turns per second and the CPU each process used are reported.
+
+    python bench/scaleout_bench.py --runners [--users 1000] [--latency 0.3]
+
 Prints one JSON object; writes bench/results/scaleout.png.
 """
 
@@ -89,7 +95,40 @@ def plot(runs: dict[str, dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
+async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
+    """One vs two turn-runner processes on the same burst; serve only acks."""
+    runs: dict[str, dict[str, Any]] = {}
+    for workers in (1, 2):
+        cfg = RunConfig(
+            users=args.users,
+            latency_s=args.latency,
+            serves=1,
+            workers=workers,
+            redis_url=args.redis_url,
+            redis_max_connections=args.redis_max_connections,
+            stall_s=args.stall,
+            burst=True,
+            turns_only=True,
+            serve_runs_turns=False,
+        )
+        r = await run_load(cfg)
+        runs[f"{workers} runner{'s' if workers > 1 else ''}"] = r
+    one, two = runs.values()
+    return {
+        "benchmark": "scaleout-runners",
+        "users": args.users,
+        "turns_per_s": {k: r["turns_per_s"] for k, r in runs.items()},
+        "throughput_ratio_2_vs_1": round(two["turns_per_s"] / max(1e-9, one["turns_per_s"]), 2),
+        "cpu_s_per_process": {k: r["cpu_s_per_process"] for k, r in runs.items()},
+        "lost": {k: sum(r["lost"].values()) for k, r in runs.items()},
+        "duplicated": {k: r["duplicate_turns"] for k, r in runs.items()},
+        "runs": runs,
+    }
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.runners:
+        return await run_runners(args)
     runs: dict[str, dict[str, Any]] = {}
     for serves, workers in ((1, 1), (2, 2)):
         cfg = RunConfig(
@@ -123,6 +162,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--users", type=int, default=300)
+    parser.add_argument(
+        "--runners", action="store_true", help="scale the turn runners: 1 vs 2 worker processes"
+    )
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--ramp", type=float, default=1.0)
     parser.add_argument("--redis-url", default=None)
@@ -133,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     interrupt_on_sigterm()
     result = asyncio.run(run(args))
-    if not args.no_plot:
+    if not args.no_plot and not args.runners:
         written = plot(result["runs"], args.plot)
         result["plot"] = str(written) if written else None
     print(json.dumps(result))

@@ -6,7 +6,8 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 from bot.logs import configure_logging
 from bot.settings import Settings, SettingsError, load_settings
@@ -84,16 +85,54 @@ def _trace(settings: Settings, args: argparse.Namespace) -> int:
     return asyncio.run(show())
 
 
+def run_fast(main: Coroutine[Any, Any, int]) -> int:
+    """Run a long-lived process on uvloop (less CPU per request and per turn), asyncio's loop without it."""
+    try:
+        import uvloop
+    except ImportError:  # not built for this platform
+        return asyncio.run(main)
+    return uvloop.run(main)
+
+
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     from bot.serve import serve
 
-    return asyncio.run(serve(settings, args.socket))
+    return run_fast(serve(settings, args.socket))
 
 
 def _worker(settings: Settings, args: argparse.Namespace) -> int:
     from bot.serve import worker
 
-    return asyncio.run(worker(settings))
+    return run_fast(worker(settings))
+
+
+def _turns(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.queue.admin import list_dead, replay
+    from bot.runtime import build_runtime
+
+    async def run() -> int:
+        runtime = build_runtime(settings)
+        queue = runtime.turns.queue
+        try:
+            if args.action == "list":
+                print(await list_dead(queue, args.json))
+                return 0
+            if not args.ids and not args.all:
+                print(
+                    "Name the dead letters to replay (ids from `turns list`), or --all.",
+                    file=sys.stderr,
+                )
+                return 2
+            queued, missing = await replay(queue, args.ids, args.all)
+            for entry in queued:
+                print(f"queued again as {entry}")
+            for dead_id in missing:
+                print(f"{dead_id}: no such dead letter", file=sys.stderr)
+            return 1 if missing else 0
+        finally:
+            await runtime.close()
+
+    return asyncio.run(run())
 
 
 def _sandbox(settings: Settings, args: argparse.Namespace) -> int:
@@ -299,6 +338,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     worker = sub.add_parser("worker", help="run the notifier: workflow events to DMs and cards")
     worker.set_defaults(run=_worker)
+    turns = sub.add_parser(
+        "turns", help="admin: turns that failed three times (dead letters): list, replay"
+    )
+    turns.add_argument("action", choices=["list", "replay"])
+    turns.add_argument("ids", nargs="*", help="replay: dead-letter ids from `turns list`")
+    turns.add_argument("--all", action="store_true", help="replay: every dead letter")
+    turns.add_argument("--json", action="store_true", help="list: one JSON object")
+    turns.set_defaults(run=_turns)
     sandbox = sub.add_parser(
         "sandbox",
         help="run the whole product in a browser: the bot, a local Slack stand-in and a web page",

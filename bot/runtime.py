@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
@@ -12,6 +12,7 @@ from agent.loop import Agent
 from agent.memory import ThreadMemory
 from agent.model import ChatModel
 from agent.planner import OfflinePlanner
+from bot.queue import RunnerLimits, Turns, connect_ingress
 from bot.settings import Settings, SettingsError
 from workflow.config import load_config
 from workflow.directory_sync import with_synced
@@ -49,6 +50,23 @@ class Runtime:
     memory: ThreadMemory
     agent: Agent
     model: ChatModel
+    ingress_redis: aioredis.Redis | None = None  # None: `redis` (fakeredis, tests)
+    turns: Turns = field(init=False)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        limits = RunnerLimits(
+            max_turns=s.max_concurrent_turns,
+            lease_s=s.turn_lease_s,
+            reclaim_idle_s=s.turn_reclaim_s,
+        )
+        self.turns = Turns.build(
+            self.redis,
+            self.engine.keys.org,
+            self.ingress_redis,
+            deadline_s=s.ingress_deadline_s,
+            limits=limits,
+        )
 
     @property
     def persistent(self) -> bool:
@@ -58,6 +76,8 @@ class Runtime:
         close = getattr(self.model, "close", None)
         if close is not None:
             await close()
+        if self.ingress_redis is not None and self.ingress_redis is not self.redis:
+            await self.ingress_redis.aclose()
         await self.redis.aclose()
 
 
@@ -70,4 +90,5 @@ def build_runtime(settings: Settings) -> Runtime:
     memory = ThreadMemory(redis)
     model, fallback = build_model(settings)
     agent = Agent(model, engine, memory, fallback=fallback)
-    return Runtime(settings, redis, engine, memory, agent, model)
+    ingress = connect_ingress(settings.redis_url, settings.ingress_deadline_s, redis)
+    return Runtime(settings, redis, engine, memory, agent, model, ingress)

@@ -51,7 +51,22 @@ class Settings(BaseSettings):
     )
     port: int = Field(default=3000, ge=1, le=65535)
     max_concurrent_turns: int = Field(
-        default=100, ge=1, description="agent turns at once per process; more wait"
+        default=500,
+        ge=1,
+        description="agent turns at once per turn runner; fewer while its CPU is busy; more wait in the queue",
+    )
+    serve_runs_turns: bool = Field(
+        default=True,
+        description="serve runs queued turns too; False: only `approvals-bot worker` processes do",
+    )
+    turn_lease_s: float = Field(
+        default=10.0, gt=0, description="a thread's lease; renewed while its turn runs"
+    )
+    turn_reclaim_s: float = Field(
+        default=15.0, gt=0, description="a turn whose runner is silent this long is run again"
+    )
+    ingress_deadline_s: float = Field(
+        default=1.0, gt=0, le=2.5, description="queueing an event; past it the platform gets a 503"
     )
     verify_failures_per_client: int = Field(
         default=30, ge=1, description="failed signature checks a minute per address before 429s"

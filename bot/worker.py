@@ -1,4 +1,4 @@
-"""`approvals-bot worker`: the notifier and the scheduler, side by side; run as many as you like."""
+"""`approvals-bot worker`: the notifier, the scheduler (and a turn runner, see bot/serve.py); run as many as you like."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ async def run_scheduler(scheduler: Scheduler, stop: asyncio.Event, *, tick_s: fl
     """Handle due items and queue digests every tick until `stop` is set."""
     while not stop.is_set():
         try:
-            while await scheduler.run_due():
+            # a backlog of thousands of due items must not keep SIGTERM waiting: check between batches
+            while not stop.is_set() and await scheduler.run_due():
                 pass
-            await scheduler.periodic()
+            if not stop.is_set():
+                await scheduler.periodic()
         except (redis.exceptions.RedisError, OSError) as e:
             log.error("scheduler_unreachable", error=repr(e)[:200])
         with contextlib.suppress(TimeoutError):

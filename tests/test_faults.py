@@ -132,8 +132,9 @@ async def test_an_llm_that_times_out_hands_over_to_the_planner(llm: FakeOpenAI):
 
 @pytest.mark.slow
 async def test_redis_killed_mid_conversation_loses_and_doubles_nothing(redis_server: RedisServer):  # noqa: F811
-    """Submitted, then Redis is SIGKILLed: people get a clear line, clicks change nothing; after the
-    restart (AOF) the approval goes through and every DM is delivered exactly once."""
+    """Submitted, then Redis is SIGKILLed: a DM is refused with 503 (Slack retries it), a click gets a
+    clear line and changes nothing; after the restart (AOF) the retried DM is answered, the approval
+    goes through and every DM is delivered exactly once."""
     redis = connect(redis_server.url)
     h = await start_harness(engine_on(redis), redis)
     try:
@@ -146,13 +147,16 @@ async def test_redis_killed_mid_conversation_loses_and_doubles_nothing(redis_ser
         assert approve_card is not None
 
         redis_server.kill()
-        await h.dm(OLIVER, "what is my balance?")
+        refused, envelope = await h.dm(OLIVER, "what is my balance?")
+        assert refused.status == 503  # not queued, so not acked: Slack delivers it again
         await h.click(EMMA, approve_card, "request_approve")
         await h.bot.tasks.idle()
-        assert "can't reach my database" in texts(h.dm_messages(OLIVER))
         assert any("unreachable" in e["text"] for e in h.standin.calls("chat.postEphemeral"))
 
         redis_server.start()
+        assert (await h.redeliver(envelope, retry=1)).status == 200
+        await h.settle()
+        assert "Annual leave" in texts(h.dm_messages(OLIVER))  # the retried DM is answered
         await h.click(EMMA, approve_card, "request_approve")
         await h.settle()
         done = await h.engine.get_request(req.id, "oliver")

@@ -168,3 +168,46 @@ def pending_cards(org: str, pending_id: str) -> str:
 def thread_drafts(thread_key: str) -> str:
     """Hash slot → pending id: the one live draft of each kind in a conversation thread."""
     return f"thread:{{{thread_key}}}:drafts"
+
+
+# --- the durable turn queue (bot/queue): one hash tag per organisation, so each enqueue/acquire/
+# complete is one atomic script on one Redis Cluster slot. A stream is one key (one shard) anyway.
+
+
+def _turns(org: str) -> str:
+    return "{turns:" + org + "}"
+
+
+def turn_stream(org: str) -> str:
+    """Stream of turns not yet done: one entry per inbound message, deleted when its turn completes."""
+    return f"{_turns(org)}:stream"
+
+
+def turn_dead_letters(org: str) -> str:
+    """Stream of turns that failed three times, for `approvals-bot turns list|replay`."""
+    return f"{_turns(org)}:dead"
+
+
+def turn_seen(org: str, platform: str, idempotency_key: str) -> str:
+    """String set in the same script as the turn's XADD: a platform's retry finds it and is dropped."""
+    return f"{_turns(org)}:seen:{platform}:{idempotency_key}"
+
+
+def turn_order(org: str, thread: str) -> str:
+    """List of a thread's queued entry ids, oldest first: only the head may run."""
+    return f"{_turns(org)}:order:{thread}"
+
+
+def turn_lease(org: str, thread: str) -> str:
+    """String held by the runner of a thread's turn, with a short expiry it renews while it runs."""
+    return f"{_turns(org)}:lease:{thread}"
+
+
+def turn_attempts(org: str) -> str:
+    """Hash entry id → how many times its turn was started."""
+    return f"{_turns(org)}:attempts"
+
+
+def turn_journal(org: str, entry_id: str) -> str:
+    """Hash: what a turn has already posted (stream ts, cards, the answer), so a re-run shows one answer."""
+    return f"{_turns(org)}:journal:{entry_id}"

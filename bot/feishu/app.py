@@ -32,18 +32,18 @@ from bot.feishu.client import FeishuClient
 from bot.feishu.crypto import MAX_SKEW_S, is_signed, open_callback
 from bot.feishu.edge import check_event, kept, reason_of, rejected, too_many
 from bot.feishu.errors import CallbackRejected, FeishuError
+from bot.feishu.queued import FeishuTurnHandler, submit_message
 from bot.feishu.render import PLATFORM, FeishuCards, render
 from bot.feishu.turns import CardThread
 from bot.once import Once
+from bot.queue import QueueUnavailable, TurnJournal, Turns
 from bot.runtime import Runtime
 from bot.tasks import BackgroundTasks
 from bot.wording import not_in_directory
 from workflow.config import Person
 from workflow.errors import StoreUnavailable
-from workflow.keys import event_seen
 
 log = structlog.get_logger("feishu")
-SEEN_TTL_S = 86_400  # Feishu retries for hours (15 s, 5 min, 1 h, 6 h): remember ids for a day
 ACTION_BUDGET_S = 2.5  # a card callback must be answered within 3 s
 MESSAGE = "im.message.receive_v1"
 CARD_ACTION = "card.action.trigger"
@@ -180,6 +180,13 @@ class FeishuBot:
         """Card callbacks answered once per callback id."""
         return Once(self.runtime.redis, "feishu")
 
+    @cached_property
+    def turns(self) -> Turns:
+        """The turn queue; from first use on, this process's runner hands this bot Feishu's turns."""
+        turns: Turns = self.runtime.turns
+        turns.runner.register("feishu", FeishuTurnHandler(self), self.tasks)
+        return turns
+
     # --- the HTTP edge ---------------------------------------------------------------------
 
     async def handle(self, request: web.Request) -> web.Response:
@@ -213,7 +220,10 @@ class FeishuBot:
             log.info("feishu_event_unreadable", event_type=str(kind)[:64], reason=reason_of(e))
             return web.json_response({})
         if kind == MESSAGE:
-            await self.on_message(header, event)
+            try:
+                await self.on_message(header, event)
+            except QueueUnavailable as e:  # not queued: Feishu delivers it again later
+                return web.json_response({"msg": str(e)}, status=503)
         elif kind == CARD_ACTION:
             if click_id is None:
                 return web.json_response(await self.on_card_action(event))
@@ -245,42 +255,52 @@ class FeishuBot:
 
     # --- messages --------------------------------------------------------------------------
 
-    async def _first_time(self, event_id: str | None) -> bool:
-        """False for an event id seen before (Feishu's retries): ack and drop it."""
-        if not event_id:
-            return True
-        return bool(
-            await self.runtime.redis.set(
-                event_seen("feishu", event_id), "1", nx=True, ex=SEEN_TTL_S
-            )
-        )
-
     async def on_message(self, header: dict[str, Any], event: dict[str, Any]) -> None:
         """A message to the bot in a one-to-one chat: start (or continue) its thread's turn."""
         message = event.get("message") or {}
         sender = event.get("sender") or {}
         if sender.get("sender_type") != "user" or message.get("chat_type") != "p2p":
             return
-        event_id = header.get("event_id")
-        if not await self._first_time(event_id):
-            log.info("feishu_event_duplicate", event_id=event_id)
-            return
         open_id = (sender.get("sender_id") or {}).get("open_id") or ""
         message_id = message.get("message_id") or ""
         root = message.get("root_id") or message_id
         thread = thread_key(header.get("tenant_key") or "-", message.get("chat_id") or "-", root)
-        self.tasks.spawn(
-            self.turn(open_id, root, thread, message_text(message), event_id or message_id),
-            name=f"feishu-turn:{root}",
+        await submit_message(
+            self.turns,
+            event_id=str(header.get("event_id") or message_id),
+            open_id=open_id,
+            root_id=root,
+            thread=thread,
+            text=message_text(message),
         )
 
     async def turn(
-        self, open_id: str, root_id: str, thread: str, text: str | None, origin: str
+        self,
+        open_id: str,
+        root_id: str,
+        thread: str,
+        text: str | None,
+        origin: str,
+        *,
+        journal: TurnJournal | None = None,
     ) -> None:
-        """Run one agent turn and show it in the thread; every failure still answers the person."""
+        """Run one agent turn and show it in the thread; every failure still answers the person.
+
+        `journal`: the queue's record of an earlier run (the runner holds the thread's lease).
+        """
         person = self.engine.directory.by_feishu_id(open_id)
         locale = detect_locale(text or "", person.locale if person else "zh")
-        view = CardThread(self.client, root_id, thread, locale, origin, engine=self.engine)
+        leased = journal is not None
+        journal = journal or TurnJournal.none()
+        view = CardThread(
+            self.client,
+            root_id,
+            thread,
+            locale,
+            origin,
+            engine=self.engine,
+            rerun=journal.attempt > 1,
+        )
         if person is not None:
             view.posted = lambda p, message_id: self.lifecycle.confirm_posted(
                 person, p, PLATFORM, message_id, self.cards.update, locale=locale
@@ -296,7 +316,8 @@ class FeishuBot:
                 return
             if not text:
                 return
-            await view.render(self.runtime.agent.run(thread, person.id, text))
+            await view.render(self.runtime.agent.run(thread, person.id, text, leased=leased))
+            await journal.put("answered", "1")
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
             log.error("feishu_turn_failed", error=str(e))
             await self._say_failure(view, locale)

@@ -45,6 +45,7 @@ class CardThread:
     engine: Engine | None = None
     # told of each confirm card posted (its message id): the core records it, retires what it replaces
     posted: Callable[[ProposalReady, str], Awaitable[None]] | None = None
+    rerun: bool = False  # an earlier run of this turn sent the same uuids: its cards are patched
     tasks: dict[str, TaskLine] = field(default_factory=dict)
     _card_id: str | None = None
     _sent: int = 0
@@ -104,6 +105,8 @@ class CardThread:
                         event, self.locale, thread=self.thread, engine=self.engine
                     )
                     message_id = await self.reply("interactive", card)
+                    if self.rerun and message_id:  # the uuid found the earlier run's card
+                        await self.client.patch_card(message_id, card)
                     if self.posted is not None and message_id:
                         await self.posted(event, message_id)
                 case Notice():

@@ -41,26 +41,38 @@ def feishu_routes(
     Raises:
         SettingsError: some Feishu settings are given but a required one is missing.
     """
+    bot = feishu_bot(runtime, settings, tasks)
+    if bot is None:
+        return None
+    feishu_routes_for(bot, app, EVENTS_PATH)
+
+    async def close(_: web.Application) -> None:
+        await bot.client.close()
+
+    app.on_cleanup.append(close)
+    return bot
+
+
+def feishu_bot(runtime: Runtime, settings: Settings, tasks: BackgroundTasks) -> FeishuBot | None:
+    """The Feishu bot when Feishu is configured (it runs Feishu's queued turns); close its client.
+
+    Raises:
+        SettingsError: some Feishu settings are given but a required one is missing.
+    """
     if not feishu_enabled(settings):
         return None
     require(settings, "feishu_app_id", "feishu_app_secret", "feishu_verification_token")
     assert settings.feishu_verification_token is not None
-    client = feishu_client(settings)
     key = settings.feishu_encrypt_key
     bot = FeishuBot(
         runtime,
-        client,
+        feishu_client(settings),
         verification_token=settings.feishu_verification_token.get_secret_value(),
         encrypt_key=key.get_secret_value() if key else None,
         tasks=tasks,
         budget=budget_for(settings),
     )
-    feishu_routes_for(bot, app, EVENTS_PATH)
-
-    async def close(_: web.Application) -> None:
-        await client.close()
-
-    app.on_cleanup.append(close)
+    bot.turns  # noqa: B018 - from now on this process's turn runner runs Feishu's turns
     return bot
 
 

@@ -1,7 +1,8 @@
 """The Slack bot: Bolt listeners that turn DMs, /leave, button clicks and forms into agent turns and engine calls.
 
-Every handler acks within Slack's 3 seconds; slow work (an agent turn, Web API calls) runs in
-a task we keep. Bolt answers the HTTP request once the (fast) listener returns
+Every handler acks within Slack's 3 seconds. A DM's agent turn is queued before the ack
+(bot/slack/queued.py: verify, de-duplicate and enqueue in one Redis call) and run by a turn
+runner (bot/queue); other slow work (Web API calls after a click) runs in a task we keep. Bolt answers the HTTP request once the (fast) listener returns
 (process_before_response), so no work runs in a task Bolt keeps and we cannot drain.
 Identity is the Slack user who sent the event, mapped to the directory; never the text.
 """
@@ -29,11 +30,13 @@ from bot import wording
 from bot.budget import VerificationBudget
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm, buttons
 from bot.conversation.interactions import At
+from bot.queue import QueueUnavailable, TurnJournal
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_delegation
 from bot.slack.edge import SlackEdge
 from bot.slack.identity import SlackIdentity
 from bot.slack.middleware import PERSON, drop_retries, person_in_context
+from bot.slack.queued import SlackIngress, SlackTurnHandler, submit_command, submit_dm
 from bot.slack.render import PLATFORM, SlackCards, address, render
 from bot.slack.turns import ThreadView
 from bot.tasks import BackgroundTasks
@@ -131,10 +134,9 @@ class SlackBot:
         budget: VerificationBudget | None = None,
     ) -> None:
         self.runtime = runtime
-        # Turns at once in this process. Past it, new turns wait: a burst of hundreds would
-        # otherwise keep the event loop busy enough to delay every ack past Slack's patience.
-        self.turn_slots = asyncio.Semaphore(max_turns)
-        self.click_slots = asyncio.Semaphore(max_turns)  # the same reasoning for clicks' work
+        # Clicks' work at once in this process (turns are bounded by the turn runner): a burst
+        # of hundreds would otherwise keep the event loop busy enough to delay acks.
+        self.click_slots = asyncio.Semaphore(max_turns)
         self.engine = runtime.engine
         self.client = client
         self.streaming = streaming
@@ -150,6 +152,9 @@ class SlackBot:
         )
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
+        self.turns = runtime.turns
+        self.ingress = SlackIngress(self.turns)
+        self.turns.runner.register("slack", SlackTurnHandler(self), self.tasks)
         self._register()
 
     # --- plumbing ----------------------------------------------------------------------------
@@ -173,10 +178,15 @@ class SlackBot:
         app.view("delegation_form")(self.on_delegation_submit)
 
     async def handle(self, request: web.Request) -> web.Response:
-        """POST /slack/events: verified, parsed and de-duplicated at the edge, then Bolt's listeners."""
+        """POST /slack/events: verified, parsed and de-duplicated at the edge, then Bolt's listeners.
+
+        A DM event goes to the turn queue instead (queued, or refused with 503), without Bolt.
+        """
         return await self.edge.handle(request, self._dispatch)
 
     async def _dispatch(self, request: web.Request) -> BoltResponse:
+        if (queued := await self.ingress.dm(request)) is not None:
+            return queued
         return await self.app.async_dispatch(await to_bolt_request(request))
 
     async def _ephemeral(self, channel: str | None, user_id: str, text: str) -> None:
@@ -213,19 +223,15 @@ class SlackBot:
 
     # --- DMs ---------------------------------------------------------------------------------
 
-    async def on_message(self, body: dict[str, Any], event: dict[str, Any], context) -> None:
-        """A DM to the bot: start (or continue) the thread's conversation in the background."""
+    async def on_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """A DM to the bot that came through Bolt (Socket Mode): queue its turn like the fast path.
+
+        Raises:
+            QueueUnavailable: not queued in time; Bolt answers 500 and Slack delivers it again.
+        """
         if event.get("channel_type") != "im" or event.get("bot_id") or event.get("subtype"):
             return
-        text = (event.get("text") or "").strip()
-        if not text:
-            return
-        team = body.get("team_id") or event.get("team", "")
-        root = event.get("thread_ts") or event["ts"]
-        self.tasks.spawn(
-            self.dm_turn(team, event["channel"], event["user"], root, text, context.get(PERSON)),
-            name=f"turn:{event['channel']}:{root}",
-        )
+        await submit_dm(self.turns, body, event)
 
     async def dm_turn(
         self,
@@ -235,20 +241,16 @@ class SlackBot:
         thread_ts: str,
         text: str,
         person: Person | None,
+        *,
+        journal: TurnJournal | None = None,
     ) -> None:
-        """Run one agent turn and show it in the thread; every failure still answers the person."""
-        async with self.turn_slots:
-            await self._dm_turn(team, channel, user_id, thread_ts, text, person)
+        """Run one agent turn and show it in the thread; every failure still answers the person.
 
-    async def _dm_turn(
-        self,
-        team: str,
-        channel: str,
-        user_id: str,
-        thread_ts: str,
-        text: str,
-        person: Person | None,
-    ) -> None:
+        `journal`: the queue's record of what an earlier run of this turn posted (the runner
+        holds the thread's lease); None: run outside the queue, under the memory lock.
+        """
+        leased = journal is not None
+        journal = journal or TurnJournal.none()
         locale = detect_locale(text)
         try:
             if person is None:  # unknown, or Slack failed when we asked: ask again, now
@@ -259,6 +261,7 @@ class SlackBot:
                     thread_ts=thread_ts,
                     text=not_in_directory(locale, self.hr_name),
                 )
+                await journal.put("answered", "1")
                 return
             locale = detect_locale(text, person.locale)
             # one language in the thread: the one they wrote in, for the answer and its cards
@@ -274,9 +277,13 @@ class SlackBot:
                 posted=lambda p, ts: self.lifecycle.confirm_posted(
                     person, p, PLATFORM, address(channel, ts), self.cards.update, locale=locale
                 ),
+                journal=journal,
+                actor=person.id,
             )
             await view.render(
-                self.runtime.agent.run(thread_key(team, channel, thread_ts), person.id, text)
+                self.runtime.agent.run(
+                    thread_key(team, channel, thread_ts), person.id, text, leased=leased
+                )
             )
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
             log.error("slack_turn_failed", error=str(e))
@@ -324,19 +331,18 @@ class SlackBot:
             await ack()  # the trigger_id lives 3 s: open the modal before anything slow
             self.tasks.spawn(self._open_leave_form(body["trigger_id"], person), name="leave_form")
             return
-        await ack(t(locale, "On it — I'll answer in our DM.", "收到，我会在私信中回复你。"))
-        self.tasks.spawn(
-            self._command_turn(team, user_id, person, text, locale), name=f"leave-cmd:{user_id}"
-        )
-
-    async def _command_turn(
-        self, team: str, user_id: str, person: Person, text: str, locale: str
-    ) -> None:
-        channel = await self.identity.dm_channel(team, person)
-        if channel is None:
+        try:
+            await submit_command(self.turns, team, user_id, text, body.get("trigger_id") or "")
+        except QueueUnavailable:
+            await ack(
+                t(
+                    locale,
+                    "I can't take this right now (my database is not answering); please try again in a minute.",
+                    "暂时无法处理（数据库没有响应），请一分钟后再试。",
+                )
+            )
             return
-        opener = await self.client.chat_postMessage(channel=channel, text=f"/leave {text}")
-        await self.dm_turn(team, channel, user_id, opener["ts"], text, person)
+        await ack(t(locale, "On it — I'll answer in our DM.", "收到，我会在私信中回复你。"))
 
     async def _open_leave_form(self, trigger_id: str, person: Person) -> None:
         process = self.engine.process("leave")

@@ -2,11 +2,14 @@
 
 Streaming (chat.startStream/appendStream/stopStream with task_update chunks) is tried first;
 where it fails, the same steps are a plan block of task cards in one message updated in place.
+What is posted is written to the turn's journal (bot/queue/journal.py): a turn run again after
+its runner died continues the same stream or plan message and replaces its cards in place.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,11 +22,28 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
 from agent.i18n import t
 from bot.presentation.steps import step_output
+from bot.queue.journal import ANSWERED, TurnJournal
 from bot.slack.blocks import TaskLine, confirm_card, plan_message
 from workflow.engine import Engine
+from workflow.errors import WorkflowError
 
 log = structlog.get_logger("slack")
 UPDATE_EVERY_S = 1.0  # chat.update is tier 3: one update a second per thread is well inside it
+
+
+@dataclass
+class ResumedStream:
+    """A streamed message an earlier run of the turn started: appended to and stopped by its ts."""
+
+    client: AsyncWebClient
+    channel: str
+    ts: str
+
+    async def append(self, *, chunks: list) -> None:
+        await self.client.chat_appendStream(channel=self.channel, ts=self.ts, chunks=chunks)
+
+    async def stop(self, *, chunks: list) -> None:
+        await self.client.chat_stopStream(channel=self.channel, ts=self.ts, chunks=chunks)
 
 
 @dataclass
@@ -40,10 +60,14 @@ class ThreadView:
     engine: Engine | None = None  # names leave types on cards in the person's language
     # told of each confirm card posted (its ts): the core records it and retires what it replaces
     posted: Callable[[ProposalReady, str], Awaitable[None]] | None = None
+    journal: TurnJournal = field(default_factory=TurnJournal.none)
+    actor: str | None = None  # the person whose superseded pending actions a re-run cancels
     tasks: dict[str, TaskLine] = field(default_factory=dict)
     _stream: object | None = None
     _plan_ts: str | None = None
     _last_update: float = 0.0
+    _cards: int = 0
+    _notices: int = 0
 
     async def status(self, text: str) -> None:
         """The 'thinking…' status; it must never block the reply, so failures are only logged."""
@@ -61,7 +85,10 @@ class ThreadView:
         if not self.streaming:
             return False
         try:
-            if self._stream is None:
+            started = self._stream is None
+            if started and (ts := self.journal.get("stream")):
+                self._stream, started = ResumedStream(self.client, self.channel, ts), False
+            elif started:
                 self._stream = await self.client.chat_stream(
                     channel=self.channel,
                     thread_ts=self.thread_ts,
@@ -70,6 +97,8 @@ class ThreadView:
                     task_display_mode="plan",
                 )
             await self._stream.append(chunks=chunks)
+            if started and (ts := getattr(self._stream, "ts", None)):
+                await self.journal.put("stream", ts)
             return True
         except (SlackApiError, SlackRequestError) as e:
             log.info("slack_streaming_unavailable", error=str(e)[:200])
@@ -84,10 +113,13 @@ class ThreadView:
         title = t(self.locale, "Working on it", "处理中")
         msg = plan_message(title, list(self.tasks.values()), final_text)
         if self._plan_ts is None:
+            self._plan_ts = self.journal.get("plan")
+        if self._plan_ts is None:
             posted = await self.client.chat_postMessage(
                 channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks
             )
             self._plan_ts = posted["ts"]
+            await self.journal.put("plan", posted["ts"])
         else:
             await self.client.chat_update(
                 channel=self.channel, ts=self._plan_ts, text=msg.text, blocks=msg.blocks
@@ -100,14 +132,55 @@ class ThreadView:
             await self._plan(force=status != "in_progress")
 
     async def card(self, proposal: ProposalReady) -> None:
+        """Post the confirm card; on a re-run, the earlier run's card becomes this one, in place."""
         msg = confirm_card(proposal, self.locale, engine=self.engine)
-        posted = await self.client.chat_postMessage(
-            channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks
-        )
+        self._cards += 1
+        slot = f"card:{self._cards}"
+        earlier = self.journal.get(slot)
+        if earlier:  # a re-run: the card the dead run posted becomes this one
+            ts, _, old_pending = earlier.partition("|")
+            await self.client.chat_update(
+                channel=self.channel, ts=ts, text=msg.text, blocks=msg.blocks
+            )
+            if proposal.replaces == old_pending:  # the engine superseded it; its card is this one
+                proposal = dataclasses.replace(proposal, replaces=None)
+            else:
+                await self._supersede(old_pending, proposal.pending_id)
+        else:
+            posted = await self.client.chat_postMessage(
+                channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks
+            )
+            ts = posted["ts"]
+        await self.journal.put(slot, f"{ts}|{proposal.pending_id}")
         if self.posted is not None:
-            await self.posted(proposal, posted["ts"])
+            await self.posted(proposal, ts)
+
+    async def _supersede(self, old: str, new: str) -> None:
+        """The earlier run's pending action is replaced by this run's: cancel it (if still open)."""
+        if not old or old == new or self.engine is None or self.actor is None:
+            return
+        try:
+            await self.engine.cancel(old, self.actor)
+        except WorkflowError as e:  # confirmed, superseded or expired meanwhile
+            log.info("slack_superseded_pending_kept", pending_id=old, error=e.message)
+
+    async def notice(self, text: str) -> None:
+        self._notices += 1
+        slot = f"notice:{self._notices}"
+        if self.journal.get(slot):
+            return
+        await self.client.chat_postMessage(
+            channel=self.channel, thread_ts=self.thread_ts, text=f"_{text}_"
+        )
+        await self.journal.put(slot, "1")
 
     async def finish(self, text: str) -> None:
+        await self._finish(text)
+        await self.journal.put(ANSWERED, "1")
+
+    async def _finish(self, text: str) -> None:
+        if self._stream is None and self.streaming and (ts := self.journal.get("stream")):
+            self._stream = ResumedStream(self.client, self.channel, ts)  # end the earlier run's
         if self._stream is not None and self.streaming:
             try:
                 await self._stream.stop(chunks=[MarkdownTextChunk(text=text)])
@@ -115,7 +188,7 @@ class ThreadView:
             except (SlackApiError, SlackRequestError) as e:
                 log.info("slack_stream_stop_failed", error=str(e)[:200])
                 self.streaming = False
-        if self.tasks:
+        if self.tasks or self.journal.get("plan"):
             await self._plan(final_text=text, force=True)
         else:
             await self.client.chat_postMessage(
@@ -139,9 +212,7 @@ class ThreadView:
                     case ProposalReady():
                         await self.card(event)
                     case Notice():
-                        await self.client.chat_postMessage(
-                            channel=self.channel, thread_ts=self.thread_ts, text=f"_{event.text}_"
-                        )
+                        await self.notice(event.text)
                     case FinalAnswer():
                         final = event
                         await self.finish(event.text)

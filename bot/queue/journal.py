@@ -1,0 +1,59 @@
+"""What a turn has already posted, so a turn run again after its runner died shows one answer.
+
+A turn's views write here as they post: the streamed message's ts, each confirm card (its
+ts and pending action), notices, and that the answer went out. A re-run reads it back and
+continues the same stream, replaces each card in place instead of posting a second one,
+and does nothing at all if the answer was already posted. The journal is deleted in the
+same step that finishes the turn.
+"""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from workflow.keys import turn_journal
+
+JOURNAL_TTL_S = 86_400
+ANSWERED = "answered"
+
+
+class TurnJournal:
+    """One turn's record of what it posted (a hash; an empty one on the first run)."""
+
+    def __init__(self, redis: aioredis.Redis | None, key: str, attempt: int = 1) -> None:
+        self.redis = redis
+        self.key = key
+        self.attempt = attempt
+        self.seen: dict[str, str] = {}
+
+    @classmethod
+    def none(cls) -> TurnJournal:
+        """A journal that records nothing (a turn run outside the queue)."""
+        return cls(None, "-")
+
+    @classmethod
+    def of(cls, redis: aioredis.Redis, org: str, entry_id: str, attempt: int) -> TurnJournal:
+        return cls(redis, turn_journal(org, entry_id), attempt)
+
+    async def load(self) -> TurnJournal:
+        """Read what an earlier attempt posted (nothing to read on a first attempt)."""
+        if self.redis is not None and self.attempt > 1:
+            self.seen = dict(await self.redis.hgetall(self.key))
+        return self
+
+    def get(self, field: str) -> str | None:
+        return self.seen.get(field)
+
+    @property
+    def answered(self) -> bool:
+        return ANSWERED in self.seen
+
+    async def put(self, field: str, value: str) -> None:
+        """Record one posted thing (one round trip; nothing when outside the queue)."""
+        self.seen[field] = value
+        if self.redis is None:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(self.key, field, value)
+            pipe.expire(self.key, JOURNAL_TTL_S)
+            await pipe.execute()

@@ -1,0 +1,280 @@
+"""Turn runners: a consumer of the turn stream, in `serve` (by default) and in every `worker`.
+
+A runner takes entries while it has room — a bound on turns at once, and none while its
+event loop is running late (the CPU is the limit, not a fixed count) — so that the other
+runners get the rest. Turns of one thread run in order, one at a time, under the thread's
+lease; turns of different threads run side by side. An entry whose runner died is reclaimed
+after `reclaim_idle_s` and run again from its start; the handler's journal tells it what was
+already posted. A turn that failed `max_attempts` times tells the person so and is moved to
+the dead-letter stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from dataclasses import dataclass
+from typing import Protocol
+
+import redis.exceptions
+import structlog
+
+from bot.queue.journal import TurnJournal
+from bot.queue.stream import Turn, TurnQueue
+from bot.tasks import BackgroundTasks
+
+log = structlog.get_logger("turns")
+MAX_ATTEMPTS = 3
+
+
+class TurnHandler(Protocol):
+    """A platform's side of a turn: run it (recording what it posts), or tell the person it failed."""
+
+    async def run_turn(self, turn: Turn, journal: TurnJournal) -> None: ...
+
+    async def give_up(self, turn: Turn, journal: TurnJournal) -> None: ...
+
+
+@dataclass(frozen=True)
+class RunnerLimits:
+    """How much one runner takes on, and how fast a dead runner's turns come back."""
+
+    max_turns: int = 500
+    lease_s: float = 10.0
+    reclaim_idle_s: float = 15.0
+    max_lag_ms: float = 50.0  # take no new turns while the event loop runs this late
+    max_attempts: int = MAX_ATTEMPTS
+    block_ms: int = 500
+
+
+def consumer_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(2).hex()}"
+
+
+class LoopLag:
+    """How late the event loop runs (ms, smoothed): the runner's measure of a busy CPU."""
+
+    def __init__(self, every_s: float = 0.02) -> None:
+        self.every_s = every_s
+        self.ms = 0.0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        while not stop.is_set():
+            start = loop.time()
+            await asyncio.sleep(self.every_s)
+            late = max(0.0, (loop.time() - start - self.every_s) * 1000)
+            self.ms = late if late > self.ms else self.ms * 0.7 + late * 0.3
+
+
+class TurnRunner:
+    """Runs queued turns with the platform handlers registered with it."""
+
+    def __init__(
+        self,
+        queue: TurnQueue,
+        *,
+        limits: RunnerLimits | None = None,
+        consumer: str | None = None,
+    ) -> None:
+        self.queue = queue
+        self.limits = limits or RunnerLimits()
+        self.consumer = consumer or consumer_name()
+        self.handlers: dict[str, TurnHandler] = {}
+        self.tasks: BackgroundTasks | None = None
+        self.lag = LoopLag()
+        self.running = 0
+        self.inflight: set[str] = set()
+        self._threads: dict[str, asyncio.Event] = {}
+        self._pumping = False
+        self._again = False
+        self._maybe_more = False
+        self._group_ready = False
+        self.paused = False  # True: this process only queues (SERVE_RUNS_TURNS=false)
+
+    def register(self, platform: str, handler: TurnHandler, tasks: BackgroundTasks) -> None:
+        """Turns of `platform` go to `handler`; they run as tasks in `tasks` (drained on shutdown)."""
+        self.handlers[platform] = handler
+        if self.tasks is None:
+            self.tasks = tasks
+
+    @property
+    def lease_ms(self) -> int:
+        return int(self.limits.lease_s * 1000)
+
+    def free(self) -> int:
+        if self.lag.ms > self.limits.max_lag_ms:
+            return 0
+        return max(0, self.limits.max_turns - self.running)
+
+    # --- taking entries ------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """Something was queued here: read it now rather than at the next poll."""
+        if self.tasks is None or self.paused:
+            return
+        if self._pumping:
+            self._again = True
+            return
+        self._pumping = True
+        self.tasks.spawn(self._pump(), name="turns:pump")
+
+    async def _pump(self) -> None:
+        try:
+            if not self._group_ready:
+                await self.queue.ensure_group()
+                self._group_ready = True
+            while True:
+                self._again = False
+                took = self.start(await self.queue.read(self.consumer, self.free()))
+                if not took and not self._again:
+                    return
+        except (redis.exceptions.RedisError, OSError) as e:
+            # the entry stays queued: the polling loop or another runner takes it
+            log.warning("turns_read_failed", error=repr(e)[:200])
+        finally:
+            self._pumping = False
+
+    def start(self, turns: list[Turn]) -> int:
+        """Run each turn as a task; returns how many were started."""
+        assert self.tasks is not None, "register a handler first"
+        started = 0
+        for turn in turns:
+            if turn.id in self.inflight:
+                continue
+            self.inflight.add(turn.id)
+            self.running += 1
+            self.tasks.spawn(self._execute(turn), name=f"turn:{turn.platform}:{turn.id}")
+            started += 1
+        if turns and self.free() == 0:
+            self._maybe_more = True
+        return started
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Take and run turns until `stop` is set; reclaim dead runners' turns as we go."""
+        await self.queue.ensure_group()
+        self._group_ready = True
+        lag = asyncio.create_task(self.lag.run(stop), name="turns:lag")
+        loop = asyncio.get_running_loop()
+        every = max(0.2, self.limits.reclaim_idle_s / 3)
+        next_upkeep = loop.time()
+        try:
+            while not stop.is_set():
+                try:
+                    if loop.time() >= next_upkeep:
+                        next_upkeep = loop.time() + every
+                        await self.queue.touch(self.consumer, list(self.inflight))
+                        reclaim_ms = int(self.limits.reclaim_idle_s * 1000)
+                        self.start(await self.queue.reclaim(self.consumer, reclaim_ms, self.free()))
+                    if self.free() == 0:
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(stop.wait(), 0.05)
+                        continue
+                    self.start(
+                        await self.queue.read(self.consumer, self.free(), self.limits.block_ms)
+                    )
+                except (redis.exceptions.RedisError, OSError) as e:
+                    log.error("turns_unreachable", error=repr(e)[:200])
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), 1.0)
+        finally:
+            lag.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await lag
+
+    # --- running one ---------------------------------------------------------------------
+
+    async def _wait_for_thread(self, thread: str, wait_s: float) -> None:
+        event = self._threads.setdefault(thread, asyncio.Event())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), wait_s)
+
+    def _thread_done(self, thread: str) -> None:
+        event = self._threads.pop(thread, None)
+        if event is not None:
+            event.set()
+
+    async def _execute(self, turn: Turn) -> None:
+        token = f"{self.consumer}:{turn.id}"
+        try:
+            handler = self.handlers.get(turn.platform)
+            if handler is None:
+                log.error("turn_without_handler", platform=turn.platform, entry=turn.id)
+                return  # left pending: a runner that has this platform reclaims it
+            await self._attempts(turn, token, handler)
+        except (redis.exceptions.RedisError, OSError) as e:
+            # left pending; reclaimed and run again once Redis answers (the journal knows the rest)
+            log.error("turn_store_failed", entry=turn.id, error=repr(e)[:200])
+        finally:
+            self.inflight.discard(turn.id)
+            self.running -= 1
+            self._thread_done(turn.thread)
+            if self._maybe_more:
+                self._maybe_more = False
+                self.wake()
+
+    async def _attempts(self, turn: Turn, token: str, handler: TurnHandler) -> None:
+        wait = 0.02
+        while True:
+            state = await self.queue.acquire(turn, token, self.lease_ms)
+            if state == -2:  # done already (by a runner that had it before us)
+                await self.queue.finish(turn, token)
+                return
+            if state <= 0:  # an older turn of the thread first, or one running elsewhere
+                await self._wait_for_thread(turn.thread, wait)
+                wait = min(wait * 2, 0.5)
+                continue
+            wait = 0.02
+            if await self._attempt(turn, token, handler, state):
+                return
+
+    async def _attempt(self, turn: Turn, token: str, handler: TurnHandler, attempt: int) -> bool:
+        """One run of the turn under the lease; True when the entry is finished (done or buried)."""
+        journal = await TurnJournal.of(self.queue.redis, self.queue.org, turn.id, attempt).load()
+        if attempt > self.limits.max_attempts:  # its runner died each time
+            await self._bury(turn, token, handler, journal, f"runner lost {attempt - 1} times")
+            return True
+        renew = asyncio.create_task(self._renew(turn, token), name=f"lease:{turn.id}")
+        try:
+            await handler.run_turn(turn, journal)
+        except asyncio.CancelledError:  # shutdown: the attempt does not count
+            with contextlib.suppress(redis.exceptions.RedisError, OSError):
+                await asyncio.shield(self.queue.release(turn, token, refund=True))
+            raise
+        except Exception as e:  # any failure of a turn is retried, then reported
+            log.exception("turn_failed", entry=turn.id, attempt=attempt, error=repr(e)[:300])
+            if attempt >= self.limits.max_attempts:
+                await self._bury(turn, token, handler, journal, repr(e)[:300])
+                return True
+            await self.queue.release(turn, token)
+            await asyncio.sleep(0.2 * attempt)
+            return False
+        finally:
+            renew.cancel()
+        await self.queue.finish(turn, token)
+        return True
+
+    async def _renew(self, turn: Turn, token: str) -> None:
+        while True:
+            await asyncio.sleep(self.limits.lease_s / 3)
+            try:
+                if not await self.queue.renew(turn, token, self.lease_ms):
+                    log.warning("turn_lease_lost", entry=turn.id, thread=turn.thread)
+            except (redis.exceptions.RedisError, OSError) as e:
+                log.warning("turn_lease_unrenewed", entry=turn.id, error=repr(e)[:200])
+
+    async def _bury(
+        self, turn: Turn, token: str, handler: TurnHandler, journal: TurnJournal, reason: str
+    ) -> None:
+        log.error("turn_dead_lettered", entry=turn.id, platform=turn.platform, reason=reason)
+        try:
+            await handler.give_up(turn, journal)
+        except Exception as e:  # buried whether or not the person heard
+            log.error("turn_give_up_failed", entry=turn.id, error=repr(e)[:200])
+        await self.queue.finish(
+            turn,
+            token,
+            dead={"reason": reason, "failed_entry": turn.id, "attempts": str(journal.attempt)},
+        )

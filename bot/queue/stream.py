@@ -1,0 +1,268 @@
+"""The turn stream in Redis: enqueue (de-duplicated, one round trip), read, reclaim, lease, complete.
+
+Every inbound message that needs an agent turn is one stream entry. Its platform event id is
+the idempotency key: the "seen" marker and the XADD happen in one Lua script, so a retried
+delivery either finds the entry queued (and is dropped) or adds it, never half of each.
+A thread's entries are also kept in order in a list; only the head of that list may run,
+and only while its runner holds the thread's lease, a key with a short expiry the runner
+renews. A runner that dies leaves an entry nobody acked and a lease that runs out: another
+runner reclaims the entry (XAUTOCLAIM) and runs the turn again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import redis.asyncio as aioredis
+import redis.exceptions
+
+from workflow.keys import (
+    turn_attempts,
+    turn_dead_letters,
+    turn_journal,
+    turn_lease,
+    turn_order,
+    turn_seen,
+    turn_stream,
+)
+
+GROUP = "turns"
+ORDER_TTL_S = 7 * 86_400
+
+# KEYS seen, stream, order · ARGV seen-ttl, field, value, …  → the entry id, or false (seen)
+_ENQUEUE = """
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return false end
+local id = redis.call('XADD', KEYS[2], '*', unpack(ARGV, 2))
+redis.call('RPUSH', KEYS[3], id)
+redis.call('EXPIRE', KEYS[3], __ORDER_TTL__)
+return id
+""".replace("__ORDER_TTL__", str(ORDER_TTL_S))
+
+# KEYS order, lease, attempts, stream · ARGV id, token, lease-ms
+# → n ≥ 1: the lease is ours and this is attempt n; 0: another runner holds the thread;
+#   -1: an older entry of the thread goes first; -2: the entry is done already (or unknown)
+_ACQUIRE = """
+local first = redis.call('LINDEX', KEYS[1], 0)
+while first and first ~= ARGV[1] and #redis.call('XRANGE', KEYS[4], first, first) == 0 do
+  redis.call('LREM', KEYS[1], 1, first)  -- an id whose entry is gone must not block the thread
+  first = redis.call('LINDEX', KEYS[1], 0)
+end
+if not first then return -2 end
+if first ~= ARGV[1] then
+  if not redis.call('LPOS', KEYS[1], ARGV[1]) then return -2 end
+  return -1
+end
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 0 end
+return redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
+"""
+
+# KEYS lease · ARGV token, lease-ms → 1 renewed, 0 lost
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+# KEYS lease, attempts · ARGV token, id, refund (1: the attempt did not count, e.g. shutdown)
+_RELEASE = """
+if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[2], ARGV[2], -1) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+# KEYS order, lease, attempts, stream, journal, dead · ARGV id, token, group, field, value, …
+# Done (no fields) or buried in the dead-letter stream (fields given), in one step.
+_FINISH = """
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+redis.call('XACK', KEYS[4], ARGV[3], ARGV[1])
+redis.call('XDEL', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[5])
+if #ARGV > 3 then return redis.call('XADD', KEYS[6], '*', unpack(ARGV, 4)) end
+return 1
+"""
+
+
+class QueueUnavailable(Exception):
+    """The turn could not be queued (Redis slow or down): answer the platform non-2xx so it retries."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One queued turn: which platform handles it, its thread (for ordering) and its data."""
+
+    id: str
+    platform: str
+    kind: str
+    thread: str
+    data: dict[str, Any]
+    key: str  # the idempotency key it was queued under
+
+    @classmethod
+    def of(cls, entry_id: str, fields: dict[str, str]) -> Turn:
+        return cls(
+            id=entry_id,
+            platform=fields.get("platform", ""),
+            kind=fields.get("kind", ""),
+            thread=fields.get("thread", ""),
+            data=orjson.loads(fields.get("data") or "{}"),
+            key=fields.get("key", ""),
+        )
+
+    def fields(self) -> dict[str, str]:
+        return {
+            "platform": self.platform,
+            "kind": self.kind,
+            "thread": self.thread,
+            "key": self.key,
+            "data": orjson.dumps(self.data).decode(),
+        }
+
+
+def _flat(fields: dict[str, str]) -> list[str]:
+    return [x for kv in fields.items() for x in kv]
+
+
+class TurnQueue:
+    """The turn stream and its consumer group, over one Redis client (and a fast one for ingress)."""
+
+    def __init__(
+        self, redis: aioredis.Redis, org: str, ingress: aioredis.Redis | None = None
+    ) -> None:
+        self.redis = redis
+        self.org = org
+        self.ingress = ingress if ingress is not None else redis
+        self.stream = turn_stream(org)
+        self.dead = turn_dead_letters(org)
+        self._enqueue = self.ingress.register_script(_ENQUEUE)
+        self._acquire = redis.register_script(_ACQUIRE)
+        self._renew = redis.register_script(_RENEW)
+        self._release = redis.register_script(_RELEASE)
+        self._finish = redis.register_script(_FINISH)
+
+    async def ensure_group(self) -> None:
+        """Create the consumer group (from the stream's start) if it does not exist yet."""
+        try:
+            await self.redis.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
+        except redis.exceptions.ResponseError as e:
+            if "BUSYGROUP" not in str(e):
+                raise
+
+    async def enqueue(
+        self,
+        platform: str,
+        key: str,
+        kind: str,
+        thread: str,
+        data: dict[str, Any],
+        *,
+        seen_ttl_s: int,
+    ) -> str | None:
+        """Queue a turn unless `key` was queued before; the entry id, or None for a duplicate.
+
+        One round trip on the ingress client, which has a short socket timeout and never
+        retries: a timed-out call may or may not have run, and either way the platform's
+        retry gives the right answer (it finds the entry, or queues it).
+        """
+        turn = Turn("", platform, kind, thread, data, key)
+        entry = await self._enqueue(
+            keys=[turn_seen(self.org, platform, key), self.stream, turn_order(self.org, thread)],
+            args=[seen_ttl_s, *_flat(turn.fields())],
+        )
+        return str(entry) if entry else None
+
+    async def read(self, consumer: str, count: int, block_ms: int | None = None) -> list[Turn]:
+        """New entries for this consumer; each entry goes to one consumer of the group."""
+        if count <= 0:
+            return []
+        try:
+            reply = await self.redis.xreadgroup(
+                GROUP, consumer, {self.stream: ">"}, count=count, block=block_ms
+            )
+        except redis.exceptions.ResponseError as e:
+            if "NOGROUP" not in str(e):
+                raise
+            await self.ensure_group()
+            return []
+        return [Turn.of(i, f) for _, entries in reply or [] for i, f in entries if f]
+
+    async def reclaim(self, consumer: str, min_idle_ms: int, count: int) -> list[Turn]:
+        """Entries another consumer read and left idle for `min_idle_ms` (it died): now ours."""
+        if count <= 0:
+            return []
+        _, entries, *_ = await self.redis.xautoclaim(
+            self.stream, GROUP, consumer, min_idle_time=min_idle_ms, start_id="0-0", count=count
+        )
+        return [Turn.of(i, f) for i, f in entries if f]
+
+    async def touch(self, consumer: str, ids: list[str]) -> None:
+        """Reset the idle time of entries this consumer is working on, so nobody reclaims them."""
+        if ids:
+            await self.redis.xclaim(self.stream, GROUP, consumer, 0, ids, justid=True)
+
+    async def acquire(self, turn: Turn, token: str, lease_ms: int) -> int:
+        """Try to start `turn`: see _ACQUIRE for what the answer means."""
+        return int(
+            await self._acquire(
+                keys=[
+                    turn_order(self.org, turn.thread),
+                    turn_lease(self.org, turn.thread),
+                    turn_attempts(self.org),
+                    self.stream,
+                ],
+                args=[turn.id, token, lease_ms],
+            )
+        )
+
+    async def renew(self, turn: Turn, token: str, lease_ms: int) -> bool:
+        return bool(
+            await self._renew(keys=[turn_lease(self.org, turn.thread)], args=[token, lease_ms])
+        )
+
+    async def release(self, turn: Turn, token: str, *, refund: bool = False) -> None:
+        """Give the thread back without finishing the turn (it will run again)."""
+        await self._release(
+            keys=[turn_lease(self.org, turn.thread), turn_attempts(self.org)],
+            args=[token, turn.id, "1" if refund else "0"],
+        )
+
+    async def finish(self, turn: Turn, token: str, dead: dict[str, str] | None = None) -> None:
+        """The turn is done (or, with `dead`, buried in the dead-letter stream): the thread moves on."""
+        await self._finish(
+            keys=[
+                turn_order(self.org, turn.thread),
+                turn_lease(self.org, turn.thread),
+                turn_attempts(self.org),
+                self.stream,
+                turn_journal(self.org, turn.id),
+                self.dead,
+            ],
+            args=[turn.id, token, GROUP, *(_flat({**turn.fields(), **dead}) if dead else [])],
+        )
+
+    async def depth(self) -> int:
+        """Turns queued or running."""
+        return int(await self.redis.xlen(self.stream))
+
+    async def dead_letters(self, count: int = 100) -> list[tuple[str, dict[str, str]]]:
+        """The dead-letter stream, oldest first."""
+        return list(await self.redis.xrange(self.dead, count=count))
+
+    async def replay(self, dead_id: str) -> str | None:
+        """Queue a dead letter's turn again (a new entry) and remove it from the dead letters."""
+        found = await self.redis.xrange(self.dead, dead_id, dead_id)
+        if not found:
+            return None
+        turn = Turn.of(dead_id, found[0][1])
+        entry = await self._enqueue(
+            keys=[
+                turn_seen(self.org, turn.platform, f"replay:{dead_id}"),
+                self.stream,
+                turn_order(self.org, turn.thread),
+            ],
+            args=[86_400, *_flat(turn.fields())],
+        )
+        await self.redis.xdel(self.dead, dead_id)
+        return str(entry) if entry else None
