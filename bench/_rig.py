@@ -584,7 +584,7 @@ class Rig:
                 async with self.session.get(f"http://127.0.0.1:{proc.http_port}/healthz") as r:
                     return r.status == 200
 
-            await wait_until(healthy, 30, proc.name)
+            await wait_until(healthy, 60, proc.name)  # start-up is slow on a loaded machine
         for proc in self.workers:
 
             async def up(proc: Proc = proc) -> bool:
@@ -593,7 +593,7 @@ class Rig:
                 await proc.metrics(self.session)
                 return True
 
-            await wait_until(up, 30, proc.name)
+            await wait_until(up, 60, proc.name)
         for proc in self.serves:
             self.sims.append(
                 SlackSimulator(

@@ -161,7 +161,7 @@ async def serve(settings: Settings, socket_mode: bool) -> int:
     tasks = BackgroundTasks()
     slack = _platforms(runtime, settings, tasks)
     stop = _stop_on_signals()
-    await _warm(runtime)
+    warming = asyncio.create_task(_warm(runtime), name="warm")  # beside start-up, not before it
     if socket_mode:
         from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -176,6 +176,7 @@ async def serve(settings: Settings, socket_mode: bool) -> int:
         log.info("serving_socket_mode")
         await stop.wait()
         await handler.close_async()
+        await warming
         await _stop_runner(turns, tasks)
         await _close(runtime, slack)
         return 0
@@ -192,6 +193,7 @@ async def serve(settings: Settings, socket_mode: bool) -> int:
         runs_turns=turns is not None,
     )
     await stop.wait()
+    await warming
     await _stop_runner(turns, tasks)
     await runner.cleanup()
     await _close(runtime, slack)
@@ -206,7 +208,7 @@ async def worker(settings: Settings) -> int:
     stop = _stop_on_signals()
     consumer = f"{socket.gethostname()}:{id(stop):x}"
     notifier = make_notifier(runtime, settings, slack, consumer)
-    await _warm(runtime)
+    warming = asyncio.create_task(_warm(runtime), name="warm")
     log.info(
         "worker_started", consumer=consumer, platforms=[d.platform for d in notifier.deliveries]
     )
@@ -215,6 +217,7 @@ async def worker(settings: Settings) -> int:
         metrics = await serve_metrics(settings.metrics_port, notifier.outbox)
     turns = _start_runner(runtime, stop, True)
     await run_worker(notifier, Scheduler(runtime.engine), stop)
+    await warming
     await _stop_runner(turns, tasks)
     if metrics is not None:
         await metrics.cleanup()

@@ -4,7 +4,8 @@ A turn's views write here as they post: the streamed message's ts, each confirm 
 ts and pending action), notices, and that the answer went out. A re-run reads it back and
 continues the same stream, replaces each card in place instead of posting a second one,
 and does nothing at all if the answer was already posted. The journal is deleted in the
-same step that finishes the turn.
+same step that finishes the turn. A runner killed between posting a message and recording
+it leaves that one message unrecorded: the re-run posts it again (a window of one round trip).
 """
 
 from __future__ import annotations

@@ -133,16 +133,19 @@ async def test_a_dead_runners_turn_is_run_again_and_the_person_sees_one_answer(s
     [turn] = await queue.read("dead-runner", 1)
     assert await queue.acquire(turn, "dead-token", 300) == 1
 
+    carded = asyncio.Event()
+
     class DiesAfterTheCard(TurnJournal):
         async def put(self, field: str, value: str) -> None:
             await super().put(field, value)
             if field.startswith("card:"):
+                carded.set()
                 await asyncio.Event().wait()  # hangs here until the "process" is killed
 
     journal = DiesAfterTheCard(queue.redis, turn_journal(queue.org, turn.id), 1)
     handler = runner.handlers["slack"]
     dying = asyncio.create_task(handler.run_turn(turn, journal))
-    await wait_for(lambda: cards_in(h, OLIVER, ts))
+    await asyncio.wait_for(carded.wait(), 10)
     dying.cancel()  # the process is gone: nothing acked, the lease runs out
     first_card = cards_in(h, OLIVER, ts)[0]
 
