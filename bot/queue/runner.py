@@ -236,10 +236,16 @@ class TurnRunner:
         if attempt > self.limits.max_attempts:  # its runner died each time
             await self._bury(turn, token, handler, journal, f"runner lost {attempt - 1} times")
             return True
-        renew = asyncio.create_task(self._renew(turn, token), name=f"lease:{turn.id}")
+        work = asyncio.create_task(handler.run_turn(turn, journal), name=f"run:{turn.id}")
+        renew = asyncio.create_task(self._renew(turn, token, work), name=f"lease:{turn.id}")
         try:
-            await handler.run_turn(turn, journal)
-        except asyncio.CancelledError:  # shutdown: the attempt does not count
+            await work
+        except asyncio.CancelledError:
+            if renew.done() and not renew.cancelled() and renew.result() is False:
+                # another runner holds the thread now and runs this turn (from its journal)
+                log.warning("turn_abandoned_lease_lost", entry=turn.id, thread=turn.thread)
+                return True
+            work.cancel()  # shutdown: the attempt does not count
             with contextlib.suppress(redis.exceptions.RedisError, OSError):
                 await asyncio.shield(self.queue.release(turn, token, refund=True))
             raise
@@ -256,12 +262,15 @@ class TurnRunner:
         await self.queue.finish(turn, token)
         return True
 
-    async def _renew(self, turn: Turn, token: str) -> None:
+    async def _renew(self, turn: Turn, token: str, work: asyncio.Task) -> bool:
+        """Keep the thread's lease while `work` runs; lost to another runner: stop `work`, False."""
         while True:
             await asyncio.sleep(self.limits.lease_s / 3)
             try:
                 if not await self.queue.renew(turn, token, self.lease_ms):
                     log.warning("turn_lease_lost", entry=turn.id, thread=turn.thread)
+                    work.cancel()
+                    return False
             except (redis.exceptions.RedisError, OSError) as e:
                 log.warning("turn_lease_unrenewed", entry=turn.id, error=repr(e)[:200])
 

@@ -58,9 +58,15 @@ if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 0 en
 return redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 """
 
-# KEYS lease · ARGV token, lease-ms → 1 renewed, 0 lost
+# KEYS lease · ARGV token, lease-ms → 1 renewed (or taken back: it had run out while Redis
+# was paused and nobody took it), 0 lost to another runner
 _RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
 return 0
 """
 
