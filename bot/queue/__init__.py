@@ -1,6 +1,6 @@
 """The durable turn queue: ingress queues a turn and acks; runners (serve, workers) run it."""
 
-from bot.queue.ingress import Turns, connect_ingress, warm_pool
+from bot.queue.ingress import Turns, connect_ingress, ping_within, warm_pool
 from bot.queue.journal import TurnJournal
 from bot.queue.runner import MAX_ATTEMPTS, RunnerLimits, TurnHandler, TurnRunner
 from bot.queue.stream import QueueUnavailable, Turn, TurnQueue
@@ -16,5 +16,6 @@ __all__ = [
     "TurnRunner",
     "Turns",
     "connect_ingress",
+    "ping_within",
     "warm_pool",
 ]

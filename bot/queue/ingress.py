@@ -112,13 +112,14 @@ class Turns:
         self.runner.wake()
         return True
 
-    async def healthy(self, deadline_s: float) -> str | None:
-        """None when Redis answers a PING within `deadline_s`; otherwise what went wrong."""
-        try:
-            async with asyncio.timeout(deadline_s):
-                await self.queue.ingress.ping()
-        except TimeoutError:
-            return f"no answer within {deadline_s:g} s"
-        except (redis.exceptions.RedisError, OSError) as e:
-            return type(e).__name__  # the message may name the host: not for an open endpoint
-        return None
+
+async def ping_within(client: aioredis.Redis, deadline_s: float) -> str | None:
+    """None when Redis answers a PING within `deadline_s`; otherwise what went wrong (no address)."""
+    try:
+        async with asyncio.timeout(deadline_s):
+            await client.ping()
+    except TimeoutError:
+        return f"no answer within {deadline_s:g} s"
+    except (redis.exceptions.RedisError, OSError) as e:
+        return type(e).__name__  # the message may name the host: not for an open endpoint
+    return None

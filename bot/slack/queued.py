@@ -119,18 +119,12 @@ class SlackTurnHandler:
         if journal.answered:  # an earlier run answered; it died before it could say so
             return
         d = turn.data
-        person = await self.bot.identity.person_for(d["team"], d["user"])
         if turn.kind == COMMAND:
+            person = await self.bot.identity.person_for(d["team"], d["user"])
             await self._command(d["team"], d["user"], person, d["text"], journal)
-        else:
+        else:  # the turn looks the person up itself, and says so if Slack fails it
             await self.bot.dm_turn(
-                d["team"],
-                d["channel"],
-                d["user"],
-                d["thread_ts"],
-                d["text"],
-                person,
-                journal=journal,
+                d["team"], d["channel"], d["user"], d["thread_ts"], d["text"], None, journal=journal
             )
 
     async def _command(
