@@ -227,6 +227,13 @@ def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
         action = text("withdraw" if intent is Intent.WITHDRAW else "remind", lang)
         note = text("none_pending", lang, action=action)
         return Reply(f"{summary}\n\n{note}" if summary and summary != note else note)
+    who = named_requester(" ".join(r.text for r in task.readings))
+    if intent in (Intent.APPROVE, Intent.REJECT) and who:
+        matching = _named(ids, observation, task)
+        if matching:
+            ids = matching
+        elif _none_by(who, observation, ids):
+            return Reply(text("none_from", lang, who=who))
     if len(ids) > 1:
         ids = _named(ids, observation, task) or ids
     if len(ids) > 1:
@@ -239,6 +246,41 @@ def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
         return Reply(f"{listing}\n\n{question}")
     slots = dict(task.slots, request_id=ids[0])
     return _act_on(intent, slots, lang)
+
+
+_POSSESSIVE = re.compile(
+    r"\b(?:approve|reject|decline|accept|deny|ok|okay|refuse)\s+(?!my\b|our\b|the\b|this\b|that\b|it\b)(?P<en>[a-z]+(?:\s+[a-z]+)?)'s\b"
+    r"|(?:批准|同意|驳回|拒绝|批|把)(?P<zh>[\u4e00-\u9fff]{2,3}?)(?:的|那个|那条)"
+    r"|^\s*(?P<zh2>[\u4e00-\u9fff]{2,3}?)(?:的|那个|那条)",
+    re.IGNORECASE,
+)
+_CJK_NAME = re.compile(r"[\u4e00-\u9fff]")
+
+
+def named_requester(said: str) -> str:
+    """The requester a decision names ("approve Priya's", "驳回李四的"), as written; "" if none."""
+    found = _POSSESSIVE.search(said)
+    if not found:
+        return ""
+    who = found.group("en") or found.group("zh") or found.group("zh2") or ""
+    if re.search(r"我|你|自己|这|那|他|她", who):
+        return ""
+    return who.title() if found.group("en") else who
+
+
+def _none_by(who: str, observation: Observation, ids: list[str]) -> bool:
+    """Whether none of the listed requesters can be the one named (same script, no match).
+
+    A name in another script ("Zhang San" for 张三) cannot be told apart here: not a mismatch.
+    """
+    names = [
+        str(i.get("requester_name") or i.get("requester") or "")
+        for i in result_items(observation.result)
+        if str(i.get("request_id") or i.get("id") or "").upper() in ids
+    ]
+    cjk = bool(_CJK_NAME.search(who))
+    same = [n for n in names if n and bool(_CJK_NAME.search(n)) == cjk]
+    return bool(same) and len(same) == len(names)
 
 
 def _named(ids: list[str], observation: Observation, task: Task) -> list[str]:

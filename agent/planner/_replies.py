@@ -108,6 +108,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "Nothing is waiting for your approval right now.",
         "zh": "目前没有等待你审批的申请。",
     },
+    "none_from": {
+        "en": "Nothing from {who} is waiting for your approval, so there is nothing to prepare.",
+        "zh": "目前没有{who}的申请在等你审批，无需准备。",
+    },
     "none_pending": {
         "en": "You have no pending request right now, so there is nothing to {action}.",
         "zh": "你目前没有审批中的申请，无需{action}。",

@@ -677,3 +677,27 @@ async def test_asking_the_bot_to_submit_points_at_the_button_and_sends_nothing(
     result = await run_scenario(scenario, OfflinePlanner())
     assert result.passed, result.failures
     assert "Submit" in result.turns[1].final.text or "提交" in result.turns[1].final.text
+
+
+@pytest.mark.parametrize(
+    ("person", "lang", "text", "owner", "fields", "who"),
+    [
+        ("emma", "en", "approve priya's leave", "oliver", OL_ANNUAL, "Priya"),
+        ("wangfang", "zh", "驳回李四的，人手不够", "zhangsan", ZS_ANNUAL, "李四"),
+    ],
+)
+async def test_a_decision_naming_someone_else_does_not_pick_the_one_waiting(
+    person, lang, text, owner, fields, who
+):
+    """The only request waiting is Oliver's: 'approve Priya's' prepares nothing and says so."""
+    scenario = one(
+        "named-other",
+        person,
+        lang,
+        text,
+        declined(lang),
+        names(who),
+        setup=(Submitted("r1", owner, fields),),
+        end=(request_is("r1", status="pending"),),
+    )
+    await passes(scenario)
