@@ -18,6 +18,7 @@ from typing import Any, TextIO
 import redis.asyncio as aioredis
 
 from agent.tools.describe import what, where_it_is
+from bot import archive
 from bot.directory_sources import from_feishu, from_slack, managers_csv, read_csv
 from bot.settings import Settings
 from bot.wording import history_note
@@ -104,13 +105,43 @@ async def iter_requests(
     process: str | None,
     after: Cursor | None = None,
     page: int = PAGE,
+    archive_dir: Path | None = None,
 ) -> AsyncIterator[tuple[Cursor, Request]]:
-    """Submitted requests in a submission-date range, newest first, `page` per round trip.
+    """Submitted requests in a submission-date range, newest first, `page` per round trip,
+    then (with `archive_dir`) those archived for their age, read a month file at a time.
 
     Pages are cut by submission time (keyset), so reading a year costs the same per request
     as reading a week, and memory holds one page at a time.
     """
     _check_filters(engine, status, process)
+    in_redis: set[str] = set()  # decided requests seen in Redis: an interrupted archive run
+    async for cursor, r in _from_redis(engine, since, until, status, process, after, page):
+        if archive_dir is not None and r.status.is_final:
+            in_redis.add(r.id)
+        yield cursor, r
+    if archive_dir is None:
+        return
+    async for r in archive.archived_async(archive_dir, engine.keys.org, since, until):
+        at = int((r.submitted_at or r.created_at).timestamp() * 1000)
+        if r.id in in_redis or (
+            after is not None and (at, r.id) >= (after.score, after.request_id)
+        ):
+            continue
+        if (status is None or r.status.value == status) and (
+            process is None or r.process == process
+        ):
+            yield Cursor(at, r.id), r
+
+
+async def _from_redis(
+    engine: Engine,
+    since: date | None,
+    until: date | None,
+    status: str | None,
+    process: str | None,
+    after: Cursor | None,
+    page: int,
+) -> AsyncIterator[tuple[Cursor, Request]]:
     low, high = _bounds(since, until)
     last = after
     if after is not None and (high == "+inf" or after.score < int(high)):

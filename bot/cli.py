@@ -164,6 +164,8 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                     return 2
                 print(admin.details(engine, await admin.get_request(engine, args.request_id)))
                 return 0
+            if args.action == "archive":
+                return await _archive(engine, settings, args.dry_run)
             stream = admin.iter_requests(
                 engine,
                 since=day(args.since),
@@ -171,6 +173,7 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 status=args.status,
                 process=args.process,
                 after=admin.Cursor.parse(args.after) if args.after else None,
+                archive_dir=settings.archive_dir,
             )
             if args.action == "list":
                 print(admin.TABLE_HEADER)
@@ -225,6 +228,48 @@ def _directory(settings: Settings, args: argparse.Namespace) -> int:
         for line in change.lines():
             print(line)
         print("(dry run: nothing written)" if args.dry_run else f"synced {len(rows)} people")
+        return 0
+
+    return asyncio.run(run())
+
+
+async def _archive(engine, settings: Settings, dry_run: bool) -> int:
+    from bot import archive
+
+    months = engine.config.policy.retention_months
+    if months is None:
+        print(
+            "approvals-bot: set [policy] retention_months in the organisation file to archive",
+            file=sys.stderr,
+        )
+        return 2
+    if settings.archive_dir is None:
+        print("approvals-bot: set ARCHIVE_DIR to where the archive is kept", file=sys.stderr)
+        return 2
+    run = await archive.archive(engine, settings.archive_dir, months, dry_run=dry_run)
+    verb = "would move" if dry_run else "moved"
+    print(
+        f"{verb} {run.archived} decided request{'s' if run.archived != 1 else ''} older than "
+        f"{months} months to {settings.archive_dir}"
+        + (f" ({run.kept_changed} changed meanwhile and stay)" if run.kept_changed else "")
+    )
+    return 0
+
+
+def _migrate(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.runtime import build_runtime
+    from workflow.migrate import migrate
+
+    async def run() -> int:
+        runtime = build_runtime(settings)
+        try:
+            done = await migrate(runtime.engine, keep_old=args.keep_old)
+        finally:
+            await runtime.close()
+        print(
+            f"moved {done.away} approved leaves, {done.delegations} delegations and "
+            f"{done.calendar} calendar entries to the new indexes; rewrote {done.requests} requests"
+        )
         return 0
 
     return asyncio.run(run())
@@ -290,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--concurrency", type=int, default=1, help="scenarios run at once (default 1)")
     ev.set_defaults(run=_eval)
     req = sub.add_parser("requests", help="HR: list, show or export requests")
-    req.add_argument("action", choices=["list", "show", "export"])
+    req.add_argument("action", choices=["list", "show", "export", "archive"])
     req.add_argument("request_id", nargs="?", help="for show: the request id")
     req.add_argument("--since", help="submitted on or after (YYYY-MM-DD)")
     req.add_argument("--until", help="submitted on or before (YYYY-MM-DD)")
@@ -301,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--limit", type=int, help="for list: show at most this many, then the next page's cursor"
     )
     req.add_argument("--after", metavar="CURSOR", help="for list/export: continue after a page")
+    req.add_argument("--dry-run", action="store_true", help="for archive: count, move nothing")
     req.add_argument(
         "--with-reasons",
         action="store_true",
@@ -329,6 +375,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true", help="show what would change and write nothing"
     )
     directory.set_defaults(run=_directory)
+    mig = sub.add_parser(
+        "migrate", help="move an organisation's Redis from the older layout (indexes, records)"
+    )
+    mig.add_argument("--keep-old", action="store_true", help="keep the older layout's keys")
+    mig.set_defaults(run=_migrate)
     serve = sub.add_parser(
         "serve", help="run the Slack bot (POST /slack/events on PORT, or --socket)"
     )

@@ -50,6 +50,10 @@ class Settings(BaseSettings):
         default=True, description="stream thinking steps; False: a plan message updated in place"
     )
     port: int = Field(default=3000, ge=1, le=65535)
+    archive_dir: Path | None = Field(
+        default=None,
+        description="where `requests archive` writes requests past policy.retention_months",
+    )
     max_concurrent_turns: int = Field(
         default=500,
         ge=1,

@@ -251,6 +251,11 @@ class Policy(_Strict):
         default=4, ge=0, le=6, description="weekday of the managers' who's-out DM (0 = Monday)"
     )
     weekly_out_time: str = Field(default="15:00", pattern=r"^\d\d:\d\d$")
+    retention_months: int | None = Field(
+        default=None,
+        ge=1,
+        description="decided requests older than this move to the archive (`requests archive`)",
+    )
 
     @model_validator(mode="after")
     def _hours_make_sense(self) -> Policy:

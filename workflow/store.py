@@ -21,8 +21,11 @@ from pydantic import BaseModel
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
+from workflow import codec
+from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
 from workflow.errors import StoreUnavailable
 from workflow.keys import OrgKeys
+from workflow.models import Request
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -66,9 +69,16 @@ class Tx:
         return self
 
     def put(self, key: str, record: BaseModel) -> Tx:
-        """Replace a versioned record, bumping its version."""
-        data = record.model_dump_json(exclude={"version"})
-        self.ops.append(["put", self._k(key), data])
+        """Replace a versioned record, bumping its version.
+
+        A request is written in the compact layout (codec.py, field `d`), and the older
+        layout's field is dropped in the same step; other records keep their JSON in `data`.
+        """
+        if isinstance(record, Request):
+            self.ops.append(["put", self._k(key), codec.dumps(record), COMPACT_FIELD, OLD_FIELD])
+        else:
+            data = record.model_dump_json(exclude={"version"})
+            self.ops.append(["put", self._k(key), data, OLD_FIELD, ""])
         return self
 
     def hset(self, key: str, name: str, value: str) -> Tx:
@@ -238,10 +248,18 @@ class Store:
 
 
 def versioned(model: type[R], raw: Sequence[Any] | None) -> R | None:
-    """Decode the reply of `HMGET key v data` into a record carrying its version."""
-    if not raw or raw[1] is None:
+    """Decode the reply of `HMGET key v d data` (hmget_record) into a record with its version.
+
+    `d` holds the compact layout, `data` the older full JSON; either is read.
+    """
+    if not raw:
         return None
-    record = model.model_validate_json(raw[1])
+    if len(raw) > 2 and raw[1] is not None:
+        record = codec.loads(model, raw[1])
+    elif (old := raw[-1]) is not None:
+        record = model.model_validate_json(old)
+    else:
+        return None
     record.version = int(raw[0] or 0)  # type: ignore[attr-defined]
     return record
 
@@ -253,4 +271,4 @@ def script_read(name: str, keys: Sequence[str], args: Sequence[Any]) -> tuple[st
 
 def hmget_record(key: str) -> tuple[str, Sequence[Any]]:
     """The read call for a versioned record."""
-    return ("hmget", [key, "v", "data"])
+    return ("hmget", [key, VERSION_FIELD, COMPACT_FIELD, OLD_FIELD])

@@ -14,6 +14,7 @@ from typing import Any
 from agent.events import ProposalReady, StopReason
 from bot.eval.record import ScenarioRun, TurnRecord, diff_keys
 from workflow.models import Request
+from workflow.store import hmget_record, versioned
 
 # --- matching the fields of a proposal or a request ------------------------------------------------
 
@@ -295,8 +296,9 @@ class RequestIs(Check):
 
     async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
         request_id = run.labels[self.label]
-        [raw] = await run.engine.store.read(("hget", [run.engine.keys.request(request_id), "data"]))
-        req = Request.model_validate_json(raw)
+        [raw] = await run.engine.store.read(hmget_record(run.engine.keys.request(request_id)))
+        req = versioned(Request, raw)
+        assert req is not None, f"{self.label}: request {request_id} is gone"
         return [f"{self.label}: {w}" for w in mismatches(_request_view(req), self.expected)]
 
     def describe(self) -> str:

@@ -22,8 +22,12 @@ local ids = {}
 for _, o in ipairs(spec.o) do
   local op, k = o[1], KEYS[o[2]]
   if op == 'put' then
+    -- o[3] = the record, o[4] = the field it goes in, o[5] = a field of an older layout to drop
     redis.call('HINCRBY', k, 'v', 1)
-    redis.call('HSET', k, 'data', o[3])
+    redis.call('HSET', k, o[4], o[3])
+    if o[5] ~= '' then
+      redis.call('HDEL', k, o[5])
+    end
   elseif op == 'hset' then
     redis.call('HSET', k, o[3], o[4])
   elseif op == 'hdel' then

@@ -1,0 +1,103 @@
+"""Compact records, retention to an archive, and the migration from the older layout."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from datetime import date, timedelta
+
+from bot import admin, archive
+from tests.helpers import ANNUAL_2_DAYS, submitted
+from workflow.engine import Engine
+from workflow.migrate import migrate
+from workflow.models import RequestStatus
+
+
+async def test_a_request_is_stored_compactly_and_the_older_layout_still_reads(engine: Engine):
+    """A decided leave takes about half the bytes of its full JSON; a record written in the
+    older layout is read as it is and rewritten compactly by its next transition."""
+    r = engine.store.redis
+    req = await submitted(engine, fields=ANNUAL_2_DAYS)
+    done = await engine.decide(req.id, 0, "wangfang", "approve")
+    stored = await r.hgetall(engine.keys.request(req.id))
+    assert set(stored) == {"v", "d"}
+    full = done.model_dump_json(exclude={"version"})
+    assert len(stored["d"].encode()) < 0.6 * len(full.encode())
+    assert (await engine.get_request(req.id, "zhangsan")).model_dump(exclude={"version"}) == (
+        done.model_dump(exclude={"version"})
+    )
+
+    old = await submitted(engine, actor="lisi", fields=ANNUAL_2_DAYS)
+    key = engine.keys.request(old.id)
+    await r.hdel(key, "d")
+    await r.hset(key, "data", old.model_dump_json(exclude={"version"}))
+    assert (await engine.get_request(old.id, "lisi")).model_dump(exclude={"version"}) == (
+        old.model_dump(exclude={"version"})
+    )
+    await engine.decide(old.id, 0, "wangfang", "approve")
+    assert set(await r.hkeys(key)) == {"v", "d"}
+
+
+async def test_decided_requests_past_the_retention_move_to_a_monthly_archive(
+    engine: Engine, clock, tmp_path
+):
+    """After `retention_months`, decided requests leave Redis for a gzip of JSON lines per
+    month; a pending one stays; `requests export` reads both; a dry run moves nothing."""
+    decided = await submitted(engine, fields=ANNUAL_2_DAYS)
+    await engine.decide(decided.id, 0, "wangfang", "approve")
+    pending = await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
+    clock.advance(timedelta(days=70))
+    recent = await submitted(
+        engine,
+        actor="lisi",
+        fields={"leave_type": "annual", "start": "2027-02-15", "end": "2027-02-16"},
+    )
+
+    dry = await archive.archive(engine, tmp_path, 2, dry_run=True)
+    assert dry.archived == 1 and not list(tmp_path.rglob("*.gz"))
+    run = await archive.archive(engine, tmp_path, 2, dry_run=False)
+    assert run.archived == 1
+    [path] = tmp_path.rglob("*.gz")
+    assert path.name == "requests-2026-12.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        assert [json.loads(line)["id"] for line in f] == [decided.id]
+    r = engine.store.redis
+    assert not await r.exists(engine.keys.request(decided.id))
+    assert decided.id not in await r.zrange(engine.keys.all_requests, 0, -1)
+    assert decided.id not in {x.id for x in await engine.my_requests("zhangsan")}
+
+    filters = {"since": None, "until": None, "status": None, "process": None}
+    in_redis = [x.id async for _, x in admin.iter_requests(engine, **filters)]
+    assert sorted(in_redis) == sorted([pending.id, recent.id])
+    everything = [x async for _, x in admin.iter_requests(engine, **filters, archive_dir=tmp_path)]
+    assert [x.id for x in everything] == [*in_redis, decided.id]
+    assert everything[-1].status is RequestStatus.APPROVED
+    again = await archive.archive(engine, tmp_path, 2, dry_run=False)
+    assert again.archived == 0
+
+
+async def test_migrate_moves_the_older_indexes_over(engine: Engine):
+    """Approved leave in the older `away` set and `leave_calendar` hash is routed around and
+    shown as out after `approvals-bot migrate`, and the old keys are gone."""
+    r, k = engine.store.redis, engine.keys
+    entry = {
+        "request_id": "R-OLDLEAVE",
+        "person": "wangfang",
+        "start": "2026-12-01",
+        "end": "2026-12-04",
+        "start_half": False,
+        "end_half": False,
+        "status": "approved",
+    }
+    await r.zadd(
+        k.away, {"wangfang|2026-12-01|2026-12-04|R-OLDLEAVE": date(2026, 12, 4).toordinal()}
+    )
+    await r.hset(k.leave_calendar, "wangfang|R-OLDLEAVE", json.dumps(entry))
+    done = await migrate(engine)
+    assert (done.away, done.calendar) == (1, 1)
+    assert not await r.exists(k.away, k.leave_calendar)
+    out = await engine.who_is_out("lisi", date(2026, 12, 1), date(2026, 12, 4))
+    assert [o.person for o in out] == ["wangfang"]
+    req = await submitted(engine, fields=ANNUAL_2_DAYS)
+    assert req.open_step().assignee == "david"  # wangfang is away: her manager holds it
+    assert (await migrate(engine)).away == 0

@@ -1,0 +1,103 @@
+"""`approvals-bot migrate`: bring an organisation's Redis from the older layout to this one.
+
+Nothing is stranded without it — records in the older layout are read as they are and
+rewritten in the compact one when they next change — but the indexes of the older layout
+are not read any more, so this moves them over once:
+
+- approved leave not yet ended (`away`) → the per-person index `away_by`;
+- delegations not yet ended (`delegations`) → `deleg_by`;
+- the leave calendar (`leave_calendar`) → the week buckets of who is out;
+- every request still open gets its routing reach; every request is rewritten compact.
+
+It is idempotent: running it twice changes nothing the second time. The old keys are
+deleted at the end (with --keep-old they stay).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workflow import away, whos_out
+from workflow.codec import OLD_FIELD
+from workflow.engine import Engine
+from workflow.models import Delegation, LeaveEntry, Request, RequestStatus
+from workflow.store import Conflict, Tx, hmget_record, versioned
+from workflow.transitions import Change
+
+PAGE = 500
+
+
+@dataclass
+class Migrated:
+    away: int = 0
+    delegations: int = 0
+    calendar: int = 0
+    requests: int = 0
+
+
+async def migrate(engine: Engine, *, keep_old: bool = False) -> Migrated:
+    keys, r, done = engine.keys, engine.store.redis, Migrated()
+    today = engine.clock.now().date()
+    tx = Tx()
+    for member in await r.zrangebyscore(keys.away, today.toordinal() - away.KEEP_DAYS, "+inf"):
+        person, start, end, request_id = member.split("|")
+        away.add_away(tx, keys, person, start, end, request_id, today)
+        done.away += 1
+    for raw in (await r.hgetall(keys.delegations)).values():
+        d = Delegation.model_validate_json(raw)
+        if d.end >= today:
+            away.add_delegation(tx, keys, d, engine.directory, today)
+            done.delegations += 1
+    now = engine.clock.now()
+    for raw in (await r.hgetall(keys.leave_calendar)).values():
+        e = LeaveEntry.model_validate_json(raw)
+        if engine.directory.find(e.person) is None:
+            continue
+        whos_out.write(
+            tx,
+            keys,
+            person=e.person,
+            team=engine.directory.team_of(e.person),
+            request_id=e.request_id,
+            fields={
+                "start": e.start.isoformat(),
+                "end": e.end.isoformat(),
+                "start_half": e.start_half,
+                "end_half": e.end_half,
+            },
+            booked=True,
+            tentative=e.status is RequestStatus.PENDING,
+            now=now,
+        )
+        done.calendar += 1
+    if tx.ops:
+        await engine.store.apply(tx)
+    done.requests = await _rewrite_requests(engine)
+    if not keep_old:
+        await engine.store.apply(
+            Tx().delete(keys.away).delete(keys.leave_calendar).delete(keys.leave_ends)
+        )
+    return done
+
+
+async def _rewrite_requests(engine: Engine) -> int:
+    """Rewrite every request still in the older layout compactly (and give open ones a reach)."""
+    keys, n, start = engine.keys, 0, 0
+    while True:
+        ids = await engine.store.redis.zrange(keys.all_requests, start, start + PAGE - 1)
+        if not ids:
+            return n
+        raws = await engine.store.read(*(hmget_record(keys.request(i)) for i in ids))
+        for raw in raws:
+            if raw[1] is not None or raw[2] is None:  # already compact, or gone
+                continue
+            req = versioned(Request, raw)
+            assert req is not None
+            change = Change(req, engine.clock.now())
+            change.tx.hdel(keys.request(req.id), OLD_FIELD)
+            try:
+                await engine.store.apply(change.finish(engine.setting))
+                n += 1
+            except Conflict:  # it changed meanwhile, and so was rewritten compact already
+                continue
+        start += PAGE
