@@ -7,14 +7,20 @@ against the organisation file and stored in Redis in one step, or not at all.
 
 from __future__ import annotations
 
+import json
+import secrets
 from datetime import UTC, datetime
+from importlib import resources
 
 import pytest
+import redis
 
 from bot import admin
+from bot.cli import main
 from bot.directory_sources import from_feishu, from_slack, read_csv
 from bot.sandbox.standins.feishu import FeishuStandIn
 from bot.sandbox.standins.slack.server import SlackStandIn
+from tests.conftest import real_redis_url
 from workflow.config import OrgConfig, PersonOverride
 from workflow.directory import Directory
 from workflow.directory_sync import DirectorySyncError, load, merged
@@ -179,3 +185,41 @@ async def test_feishu_contacts_fill_the_directory_with_departments_and_leaders(r
     dev = d.by_feishu_id("ou_dev7")
     assert [m.id for m in d.managers_above(dev.id)] == ["web.lead", "cto", "ceo"]
     assert dev.team == "Web" and dev.country == "CN" and dev.locale == "zh"
+
+
+def test_the_command_line_syncs_a_csv_and_people_lists_the_synced_directory(
+    tmp_path, monkeypatch, capsys
+):
+    """`directory sync --from csv --dry-run` prints the plan and writes nothing; without
+    --dry-run the people are stored, and `people --json` lists them with the file's own."""
+    url = real_redis_url()
+    org = "t" + secrets.token_hex(6)
+    demo = resources.files("workflow.data").joinpath("demo_org.toml").read_text("utf-8")
+    config = tmp_path / "org.toml"
+    config.write_text(demo.replace('id = "acme"', f'id = "{org}"', 1), "utf-8")
+    export = tmp_path / "hris.csv"
+    export.write_text(HR_CSV, "utf-8")
+    monkeypatch.setenv("APPROVALS_CONFIG", str(config))
+    monkeypatch.setenv("REDIS_URL", url)
+    try:
+        sync = ["directory", "sync", "--from", "csv", "--file", str(export)]
+        assert main([*sync, "--dry-run"]) == 0
+        out = capsys.readouterr().out
+        assert "5 to add, 0 to remove, 0 to change" in out and "dry run: nothing written" in out
+        assert main(["people", "--json"]) == 0
+        assert "dev@corp.example" not in capsys.readouterr().out
+        assert main(sync) == 0
+        capsys.readouterr()
+        assert main(["people", "--json"]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        by_id = {r["id"]: r for r in rows}
+        assert by_id["dev"]["manager"] == "lead" and "zhangsan" in by_id
+        bad = tmp_path / "bad.csv"
+        bad.write_text(HR_CSV.replace("lead@corp.example,eng", "nobody@corp.example,eng"), "utf-8")
+        assert main(["directory", "sync", "--from", "csv", "--file", str(bad)]) == 2
+        assert "matches nobody in the source" in capsys.readouterr().err
+    finally:
+        client = redis.Redis.from_url(url)
+        for key in client.scan_iter(match="{" + org + "}:*", count=500):
+            client.delete(key)
+        client.close()
