@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from workflow.models import HistoryEntry, PendingAction, Request, Step
+from workflow.models import PendingAction, Request
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -114,13 +114,7 @@ def loads(model: type[R], text: str) -> R:
     if back is None:
         return model.model_validate(data)
     out = {back[k]: v for k, v in data.items() if k in back}
-    if model is Request:
-        out["steps"] = [
-            Step.model_validate({_STEP_BACK[k]: v for k, v in s.items()})
-            for s in out.get("steps", [])
-        ]
-        out["history"] = [
-            HistoryEntry.model_validate(dict(zip(_HISTORY, row, strict=False)))
-            for row in out.get("history", [])
-        ]
+    if model is Request:  # one validation of the whole record (nested models in one pass)
+        out["steps"] = [{_STEP_BACK[k]: v for k, v in s.items()} for s in out.get("steps", [])]
+        out["history"] = [dict(zip(_HISTORY, row, strict=False)) for row in out.get("history", [])]
     return model.model_validate(out)

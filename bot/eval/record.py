@@ -9,6 +9,8 @@ from typing import Any
 from agent.events import FinalAnswer, ProposalReady, StepEvent, ToolFinished, ToolStarted
 from agent.memory import ThreadMemory
 from workflow.engine import Engine
+from workflow.models import Request, RequestStatus
+from workflow.store import versioned
 
 
 @dataclass
@@ -86,8 +88,8 @@ async def state_snapshot(engine: Engine) -> dict[str, Any]:
         if kind == "hash":
             value: Any = await redis.hgetall(key)
             if key.startswith(request_prefix):
-                data = json.loads(value.get("data") or "{}")
-                if data.get("status") == "draft":
+                req = versioned(Request, [value.get("v"), value.get("d"), value.get("data")])
+                if req is not None and req.status is RequestStatus.DRAFT:
                     continue
         elif kind == "zset":
             value = await redis.zrange(key, 0, -1, withscores=True)
