@@ -15,6 +15,7 @@ from workflow.clock import FixedClock
 from workflow.engine import Engine
 from workflow.models import RequestStatus
 from workflow.scheduler import Scheduler
+from workflow.store import Tx
 
 SHANGHAI, LONDON = ZoneInfo("Asia/Shanghai"), ZoneInfo("Europe/London")
 
@@ -216,10 +217,9 @@ async def test_no_more_reminders_than_the_process_allows(engine: Engine):
     """With a long SLA, reminders stop at max_reminders (2 in the demo)."""
     clock = use_clock(engine, at(SHANGHAI, 2026, 12, 2, 9, 0))
     req = await submitted(engine, fields=ANNUAL_2_DAYS)
-    raw = await engine.store.redis.hget(engine.keys.request(req.id), "data")
-    data = json.loads(raw)
-    data["steps"][0]["sla_hours"] = 500
-    await engine.store.redis.hset(engine.keys.request(req.id), "data", json.dumps(data))
+    stored = await engine.get_request(req.id, "zhangsan")
+    stored.steps[0].sla_hours = 500
+    await engine.store.apply(Tx().put(engine.keys.request(req.id), stored))
     await engine.store.redis.zadd(engine.keys.due, {f"escalate|{req.id}|0": 10**15})
     scheduler = Scheduler(engine)
     for _ in range(30):
