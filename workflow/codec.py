@@ -3,7 +3,7 @@
 A request is stored in its hash's field `d` as JSON with one- or two-letter names for the
 record's own fields (never for the form's fields, which are the user's data), without any
 value equal to its default, and with each history line as a row `[at, actor, action, step,
-comment]`. That halves a record (1,272 → ~600 bytes for a two-day leave). Records in the
+comment, reason]`. That halves a record (1,272 → ~600 bytes for a two-day leave). Records in the
 older layout (the full JSON in field `data`) are still read, and rewritten in this layout
 the next time they change (or by `approvals-bot migrate`).
 """
@@ -72,7 +72,7 @@ _PENDING = {
     "expires_at": "ea",
     "result": "rs",
 }
-_HISTORY = ("at", "actor", "action", "step", "comment")
+_HISTORY = ("at", "actor", "action", "step", "comment", "reason")
 _BACK = {
     Request: {v: k for k, v in _REQUEST.items()},
     PendingAction: {v: k for k, v in _PENDING.items()},
@@ -81,10 +81,14 @@ _STEP_BACK = {v: k for k, v in _STEP.items()}
 
 
 def _short(data: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
-    return {names[k]: v for k, v in data.items() if k in names}
+    if unknown := set(data) - set(names):  # a new field must get a short name, never be lost
+        raise ValueError(f"codec.py has no short name for {sorted(unknown)}")
+    return {names[k]: v for k, v in data.items()}
 
 
 def _row(entry: dict[str, Any]) -> list[Any]:
+    if unknown := {k for k, v in entry.items() if v is not None} - set(_HISTORY):
+        raise ValueError(f"codec.py has no history column for {sorted(unknown)}")
     row = [entry.get(k) for k in _HISTORY]
     while row and row[-1] is None:
         row.pop()
