@@ -39,9 +39,8 @@ async def escalated_request(engine: Engine):
 async def test_an_escalated_step_is_stored_as_a_code_and_worded_as_an_escalation(engine: Engine):
     """The stored step says escalated/from/to/hours; the Chinese card says 未审批, never 休假."""
     req = await escalated_request(engine)
-    raw = await engine.store.redis.hget(engine.keys.request(req.id), "data")
-    step = json.loads(raw)["steps"][0]
-    assert step["routed_reason"] == {
+    stored = await engine.get_request(req.id, "zhangsan")
+    assert stored.steps[0].routed_reason.model_dump(mode="json") == {
         "code": "escalated",
         "from": "wangfang",
         "to": "david",
