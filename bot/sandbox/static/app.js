@@ -239,8 +239,10 @@
         h("div", { class: "dialog-text" }, BK.textObject(confirm.text, renderCtx())),
         h("div", { class: "dialog-foot" }, h("button", { type: "button", class: "btn", onclick: () => done(false) }, BK.plainText(confirm.deny) || t("Cancel", "取消")), yes)
       );
+      // A click outside cancels, but not the second click of the double click that opened it.
+      const opened = Date.now();
       overlay.onclick = (e) => {
-        if (e.target === overlay) done(false);
+        if (e.target === overlay && Date.now() - opened > 500) done(false);
       };
       overlay.replaceChildren(box);
       overlay.hidden = false;

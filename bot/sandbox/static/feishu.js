@@ -377,8 +377,10 @@
           h("div", { class: "lk-dialog-text" }, plainOf(confirm.text)),
           h("div", { class: "lk-dialog-foot" }, h("button", { type: "button", class: "lk-btn lk-btn-default", onclick: () => done(false) }, t("Cancel", "取消")), ok)
         );
+        // A click outside cancels, but not the second click of the double click that opened it.
+        const opened = Date.now();
         overlay.onclick = (e) => {
-          if (e.target === overlay) done(false);
+          if (e.target === overlay && Date.now() - opened > 500) done(false);
         };
         overlay.replaceChildren(box);
         overlay.hidden = false;
