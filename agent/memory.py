@@ -16,6 +16,8 @@ from workflow.keys import thread_history, thread_lock, thread_trace
 
 HISTORY_TTL_S = 14 * 86_400
 MAX_STORED_MESSAGES = 400
+# History sent with each call, in estimated tokens (the HISTORY_BUDGET_TOKENS setting).
+DEFAULT_BUDGET_TOKENS = 3000
 _RELEASE = (
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 )
@@ -48,6 +50,49 @@ def _pinned(group: list[Message]) -> bool:
     return any(m.role == "tool" and '"status":"awaiting_confirmation"' in m.content for m in group)
 
 
+# What an answered tool result keeps: enough to know what happened and to refer to it again.
+_KEPT = ("ok", "status", "error", "summary", "field_errors", "pending_id", "request_id")
+_KEPT_CHARS = 600
+
+
+def compact_answered(messages: Sequence[Message]) -> list[Message]:
+    """Tool results of the turns before the last one, cut down to their summary and ids.
+
+    Once a turn's final answer has been given, its tool output has been read: later calls
+    need what it said (the summary, the ids a user may refer to, an open draft's pending_id),
+    not the rows again. The last turn keeps its results whole: the new message may pick from
+    them ("the second one").
+    """
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not users:
+        return list(messages)
+    last_turn = users[-1]
+    return [
+        _compact(m) if m.role == "tool" and i < last_turn else m for i, m in enumerate(messages)
+    ]
+
+
+def _compact(message: Message) -> Message:
+    try:
+        data = json.loads(message.content)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        kept = {k: data[k] for k in _KEPT if data.get(k) not in (None, "", [], {})}
+        if "summary" not in kept and data.get("message"):
+            kept["summary"] = data["message"]
+        content = json.dumps(kept, ensure_ascii=False, separators=(",", ":"), default=str)
+    else:
+        content = message.content
+    if len(content) > _KEPT_CHARS:
+        content = content[:_KEPT_CHARS] + "…"
+    if content == message.content:
+        return message
+    return Message(
+        role="tool", content=content, tool_call_id=message.tool_call_id, name=message.name
+    )
+
+
 def fit_budget(messages: Sequence[Message], budget_tokens: int) -> list[Message]:
     """Drop the oldest groups until the rest fits, keeping pinned groups and the newest group."""
     groups = _groups(messages)
@@ -71,7 +116,11 @@ class ThreadMemory:
     """Per-thread history, lock and trace, all keyed by the thread (one cluster slot per thread)."""
 
     def __init__(
-        self, redis: aioredis.Redis, *, budget_tokens: int = 6000, lock_ttl_s: float = 90
+        self,
+        redis: aioredis.Redis,
+        *,
+        budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+        lock_ttl_s: float = 90,
     ) -> None:
         self.redis = redis
         self.budget_tokens = budget_tokens
@@ -79,9 +128,10 @@ class ThreadMemory:
         self._release = redis.register_script(_RELEASE)
 
     async def load(self, thread: str) -> list[Message]:
-        """The thread's messages, trimmed to the token budget."""
+        """The thread's messages, answered tool output summarised, trimmed to the token budget."""
         raw = await self.redis.lrange(thread_history(thread), 0, -1)
-        return fit_budget([Message.from_dict(json.loads(r)) for r in raw], self.budget_tokens)
+        messages = compact_answered([Message.from_dict(json.loads(r)) for r in raw])
+        return fit_budget(messages, self.budget_tokens)
 
     async def append(self, thread: str, messages: Sequence[Message]) -> None:
         """Add messages to the thread and refresh its 14-day expiry."""

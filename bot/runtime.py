@@ -87,7 +87,7 @@ def build_runtime(settings: Settings) -> Runtime:
     config = with_synced(load_config(settings.approvals_config), settings.redis_url)
     redis = connect(settings.redis_url)
     engine = Engine(config, redis, settings.clock())
-    memory = ThreadMemory(redis)
+    memory = ThreadMemory(redis, budget_tokens=settings.history_budget_tokens)
     model, fallback = build_model(settings)
     agent = Agent(model, engine, memory, fallback=fallback)
     ingress = connect_ingress(settings.redis_url, settings.ingress_deadline_s, redis)

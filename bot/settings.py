@@ -81,6 +81,11 @@ class Settings(BaseSettings):
     metrics_port: int | None = Field(
         default=None, ge=1, le=65535, description="where `worker` serves GET /metrics (unset: not)"
     )
+    history_budget_tokens: int = Field(
+        default=3000,
+        ge=200,
+        description="thread history sent with each model call, in estimated tokens; older turns are dropped",
+    )
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["json", "console"] = "console"
     feishu_app_id: str | None = Field(default=None, description="cli_… of the Feishu/Lark app")
