@@ -49,6 +49,9 @@ class ModelStep(StepEvent):
     prompt_tokens: int
     completion_tokens: int
     latency_ms: float
+    tools_offered: int = 0  # how many tool schemas the call carried
+    # The model asked for tools it was not offered (more_tools): it is asked again with all.
+    escape: bool = False
 
 
 @dataclass(frozen=True)

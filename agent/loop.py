@@ -34,9 +34,10 @@ from agent.memory import ThreadBusy, ThreadMemory
 from agent.messages import Message, ModelResponse, ToolCall
 from agent.metrics import AGENT_TURNS, MODEL_CALL_SECONDS, TOOL_CALLS
 from agent.model import ChatModel
-from agent.prompt import system_prompt
-from agent.tools import Observation, ToolContext, ToolRegistry, default_tools
-from agent.tools.base import failed, field_errors
+from agent.prompt import person_prompt, stable_prompt
+from agent.tools import Observation, ProposalInfo, ToolContext, ToolRegistry, default_tools
+from agent.tools.base import enum_errors, failed, field_errors
+from agent.tools.choose import MORE_TOOLS, Offer, choose_tools, offered_specs
 from workflow.engine import Engine
 from workflow.errors import WorkflowError
 
@@ -101,6 +102,17 @@ def _stop_text(reason: StopReason, locale: str) -> str:
     return texts[reason]
 
 
+def _closing_text(proposals: list[ProposalInfo], locale: str) -> str:
+    """The answer of a turn that prepared cards: what each one holds, and what to do with it."""
+    summaries = "\n".join(p.summary for p in proposals if p.summary)
+    hint = t(
+        locale,
+        "Click **Submit** on the card to send it, or **Cancel**.",
+        "请在卡片上点击「提交」发送，或点击「取消」。",
+    )
+    return f"{summaries}\n\n{hint}" if summaries else hint
+
+
 class Agent:
     """Runs turns: (thread, acting user, text) in, step events out."""
 
@@ -160,10 +172,15 @@ class Agent:
         history = await self.memory.load(thread)
         user = Message(role="user", content=text)
         new: list[Message] = [user]
-        system = Message(
-            role="system", content=system_prompt(engine.config, engine.directory, person, today)
-        )
-        specs = self.tools.specs()
+        # Two system messages: the organisation's rules (a prefix identical for everyone, which
+        # prompt caches serve again), then who is speaking and today's date.
+        system = [
+            Message(role="system", content=stable_prompt(engine.config)),
+            Message(role="system", content=person_prompt(engine.directory, person, today)),
+        ]
+        all_specs = self.tools.specs(engine.config)
+        offer = choose_tools([*system, *history, user], today)
+        specs = offered_specs(all_specs, offer)
         model = self.model
         trace: list[dict[str, Any]] = []
         totals = {"calls": 0, "prompt": 0, "completion": 0, "model_s": 0.0, "tool_s": 0.0}
@@ -214,7 +231,7 @@ class Agent:
                 answer = final(_stop_text(StopReason.DEADLINE, locale), StopReason.DEADLINE, step)
                 break
             step += 1
-            messages = [system, *history, *new]
+            messages = [*system, *history, *new]
             t0 = time.perf_counter()
             try:
                 async with asyncio.timeout(remaining):
@@ -273,6 +290,13 @@ class Agent:
             totals["prompt"] += response.usage.prompt_tokens
             totals["completion"] += response.usage.completion_tokens
             thought = response.content.strip() if response.tool_calls else None
+            # The escape: a call of more_tools, or of a tool this turn was not offered, widens
+            # the offer to every tool; for more_tools the model is simply asked again.
+            asked_more = any(c.name == MORE_TOOLS for c in response.tool_calls)
+            widen = not offer.full and any(
+                c.name == MORE_TOOLS or (c.name not in offer.names and self.tools.get(c.name))
+                for c in response.tool_calls
+            )
             yield emit(
                 ModelStep(
                     step,
@@ -282,8 +306,20 @@ class Agent:
                     response.usage.prompt_tokens,
                     response.usage.completion_tokens,
                     round(model_s * 1000, 2),
+                    len(specs),
+                    widen,
                 )
             )
+            if widen:
+                log.info(
+                    "tools_widened",
+                    thread=thread,
+                    intent=offer.intent,
+                    asked=[c.name for c in response.tool_calls],
+                )
+                offer, specs = Offer(frozenset(self.tools.names), full=True), all_specs
+                if asked_more:
+                    continue
 
             if not response.tool_calls:
                 content = response.content.strip()
@@ -307,8 +343,10 @@ class Agent:
 
             new.append(response.to_message())
             stop, stop_reason = False, StopReason.REPEATED_CALL
+            proposals: list[ProposalInfo | None] = []
             for call in response.tool_calls:
                 if not call.name:  # a text-ReAct reply in the wrong format: repair, not a repeat
+                    proposals.append(None)
                     repairs += 1
                     if repairs > limits.format_repairs:
                         stop = True
@@ -367,8 +405,15 @@ class Agent:
                         )
                     )
                 new.append(Message.tool_result(call, self._clip(obs.to_json())))
+                proposals.append(obs.proposal if obs.ok else None)
             if stop:
                 answer = final(_stop_text(stop_reason, locale), stop_reason, step)
+            elif proposals and all(proposals):
+                # Every call prepared a card: the card and a fixed sentence say all there is
+                # to say, so the turn ends without asking the model to repeat it.
+                closing = _closing_text([p for p in proposals if p], locale)
+                new.append(Message(role="assistant", content=closing))
+                answer = final(closing, StopReason.FINAL, step)
 
         if answer.stop_reason is not StopReason.FINAL:
             new.append(Message(role="assistant", content=answer.text))
@@ -395,13 +440,17 @@ class Agent:
                 "unknown_tool",
                 f"There is no tool {call.name!r}. The tools are: {', '.join(self.tools.names)}.",
             )
+        spec = self.tools.spec(call.name, ctx.engine.config)
+        errors = enum_errors(spec, call.arguments) if spec else {}
         try:
             args = tool.parse(call.arguments)
         except ValidationError as e:
+            errors = {**field_errors(e), **errors}
+        if errors:
             return failed(
                 "invalid_arguments",
                 "Some arguments are wrong; fix them and try again.",
-                field_errors=field_errors(e),
+                field_errors=errors,
             )
         try:
             async with asyncio.timeout(self.limits.tool_timeout_s):

@@ -104,9 +104,6 @@ def conversations() -> list[Conversation]:
                             end="2027-03-03",
                             reason="family visit",
                         ),
-                        say(
-                            "I've prepared 3 days of annual leave, 1–3 March 2027, for Emma Clarke to approve. Click Submit on the card to send it."
-                        ),
                     ],
                     [*NAIVE_LEAVE, say("I have started the leave workflow for you.")],
                 )
@@ -131,9 +128,6 @@ def conversations() -> list[Conversation]:
                             start="2027-03-08",
                             end="2027-03-10",
                         ),
-                        say(
-                            "I've prepared 3 days of annual leave, 8–10 March 2027, for Emma Clarke to approve. Click Submit on the card."
-                        ),
                     ],
                     [*NAIVE_LEAVE, say("Your leave workflow has been started.")],
                 ),
@@ -153,9 +147,6 @@ def conversations() -> list[Conversation]:
                             start="明天",
                             days=10,
                             reason="肚子疼",
-                        ),
-                        say(
-                            "已为你准备 10 个工作日的病假（12月3日起），审批人为王芳和刘洋。请点击卡片上的提交。"
                         ),
                     ],
                     [say("请提供你的用户 ID、流程 key 和审批人。")],
@@ -266,9 +257,6 @@ def conversations() -> list[Conversation]:
                             leave_type="annual",
                             start="2027-04-12",
                             end="2027-04-16",
-                        ),
-                        say(
-                            "I've prepared 5 days of annual leave, 12–16 April 2027, for Emma Clarke. Click Submit on the card."
                         ),
                     ],
                     [*NAIVE_LEAVE, say("Your leave workflow has been started.")],

@@ -50,7 +50,8 @@ def load(name: str) -> ModuleType:
 
 
 def test_load_bench_three_employees_complete_with_one_turn_and_one_dm_each(capsys):
-    """Three employees DM, submit and get approved; two model calls per turn; no turn or DM doubled."""
+    """Three employees DM, submit and get approved; one model call per turn (the card ends it);
+    no turn or DM doubled."""
     result = load("load_bench").main(
         ["--users", "3", "--latency", "0", "--ramp", "0.1", "--no-plot", "--stall", "10"]
     )
@@ -58,7 +59,7 @@ def test_load_bench_three_employees_complete_with_one_turn_and_one_dm_each(capsy
     [run] = result["runs"]
     assert run.keys() >= KEYS
     assert run["requests_completed"] == 3 and not any(run["lost"].values())
-    assert run["model_calls_per_turn"] == 2.0
+    assert run["model_calls_per_turn"] == 1.0
     assert run["duplicate_turns"] == 0 and run["duplicate_dms"] == 0
     assert run["turns_per_thread"] == {"1": 3}
     assert run["redis_round_trips_per_turn"] > 0 and run["redis_commands_per_turn"] > 0

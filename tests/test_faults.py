@@ -100,6 +100,9 @@ async def test_an_llm_that_rate_limits_sends_broken_arguments_then_fails_still_e
             llm.error(500, "boom")
         await h.dm(OLIVER, "annual leave next Monday to Wednesday")
         await h.settle()
+        # the proposal ended that turn; the next message meets the 500s
+        await h.dm(OLIVER, "thanks, is it sent?")
+        await h.settle()
         said = texts(h.dm_messages(OLIVER))
         assert 2.0 in sleeps  # Retry-After honoured
         assert card(h.dm_messages(OLIVER), "pending_confirm") is not None  # prepared despite it all

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Generic, TypeVar
@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent.messages import ToolSpec
-from workflow.config import Person
+from workflow.config import FieldDef, FieldType, OrgConfig, Person
 from workflow.engine import Engine
 
 A = TypeVar("A", bound=BaseModel)
@@ -89,32 +89,80 @@ class Tool(Generic[A]):
     title: Title[A]  # "Checking your annual leave balance": the step as a person reads it
     writes: bool = False  # a propose_* tool: creates a pending action, never changes state
 
-    def spec(self) -> ToolSpec:
-        """The schema the model reads, without pydantic's noise (titles, null unions, null defaults).
+    def spec(self, config: OrgConfig | None = None) -> ToolSpec:
+        """The schema the model reads, lean: no titles, defaults, null unions or length limits.
 
-        Every call carries all the tools' schemas, so each token here is paid on every call.
+        Every call carries the offered tools' schemas, so each token here is paid on every
+        call; validation still applies all of the argument model's constraints. With `config`,
+        arguments marked `org_schema(...)` take the organisation's leave types or processes.
         """
         schema = self.args.model_json_schema()
-        schema.pop("title", None)
-        schema["properties"] = {k: _lean(v) for k, v in schema.get("properties", {}).items()}
-        return ToolSpec(self.name, self.description, schema)
+        properties = {k: _lean(v, config) for k, v in schema.get("properties", {}).items()}
+        lean: dict[str, Any] = {"type": "object", "properties": properties}
+        if schema.get("required"):
+            lean["required"] = schema["required"]
+        return ToolSpec(self.name, self.description, lean)
 
     def parse(self, arguments: Mapping[str, Any]) -> A:
         return self.args.model_validate(dict(arguments))
 
 
-def _lean(prop: dict[str, Any]) -> dict[str, Any]:
+# Schema keys the model does not need: pydantic still validates them and reports field errors.
+_DROPPED = frozenset(
+    {"title", "default", "maxLength", "minLength", "maximum", "minimum", "exclusiveMinimum"}
+    | {"exclusiveMaximum", "additionalProperties"}
+)
+# json_schema_extra key naming what an argument takes from the organisation's config.
+ORG_KEY = "x-org"
+
+
+def org_schema(source: str) -> dict[str, str]:
+    """`json_schema_extra` for an argument whose choices come from the organisation's config.
+
+    "leave_types": the keys of its leave types; "request_processes": the keys of its
+    processes other than leave; "request_fields": a description of those processes' fields.
+    """
+    return {ORG_KEY: source}
+
+
+def _lean(prop: dict[str, Any], config: OrgConfig | None) -> dict[str, Any]:
     """One property's schema made compact: `X | None` becomes X (absent means none)."""
-    prop = {k: v for k, v in prop.items() if k != "title"}
     options = prop.get("anyOf")
     if isinstance(options, list):
         kept = [o for o in options if o != {"type": "null"}]
         if len(kept) == 1:
-            prop.pop("anyOf")
-            prop = {**kept[0], **prop}
-    if prop.get("default", ...) is None:
-        prop.pop("default")
-    return prop
+            prop = {**kept[0], **{k: v for k, v in prop.items() if k != "anyOf"}}
+    source = prop.get(ORG_KEY)
+    out = {k: v for k, v in prop.items() if k not in _DROPPED and k != ORG_KEY}
+    if source is not None and config is not None:
+        out.update(_from_config(source, config))
+    return out
+
+
+def _from_config(source: str, config: OrgConfig) -> dict[str, Any]:
+    requests = [p for p in config.processes if p.kind != "leave"]
+    if source == "leave_types":
+        return {"enum": list(_leave_type_keys(config))}
+    if source == "request_processes":
+        return {"enum": [p.key for p in requests]}
+    if source == "request_fields":
+        forms = "; ".join(
+            f"{p.key}: " + ", ".join(_field_text(f) for f in p.fields) for p in requests
+        )
+        return {"description": f"By name ({forms})."}
+    raise ValueError(f"unknown organisation schema source {source!r}")
+
+
+def _leave_type_keys(config: OrgConfig) -> tuple[str, ...]:
+    for process in config.processes:
+        for f in process.fields:
+            if f.type is FieldType.LEAVE_TYPE and f.choices:
+                return tuple(f.choices)
+    return tuple(lt.key for lt in config.leave_types)
+
+
+def _field_text(f: FieldDef) -> str:
+    return f"{f.name} ({'|'.join(map(str, f.choices))})" if f.choices else f.name
 
 
 def field_errors(e: ValidationError) -> dict[str, str]:
@@ -129,26 +177,68 @@ def field_errors(e: ValidationError) -> dict[str, str]:
     return out
 
 
+def enum_errors(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, str]:
+    """{field: problem} for arguments outside the choices the schema offers (the organisation's
+    leave types and processes are plain strings to pydantic: their choices live in the schema)."""
+    out: dict[str, str] = {}
+    for name, prop in spec.parameters.get("properties", {}).items():
+        choices = prop.get("enum")
+        value = arguments.get(name)
+        if choices and value is not None and value not in choices:
+            out[name] = "should be one of " + ", ".join(map(str, choices))
+    return out
+
+
 @dataclass
 class ToolRegistry:
-    """The tools the agent may call, by name."""
+    """The tools the agent may call, by name; their schemas are built once per organisation."""
 
     tools: dict[str, Tool[Any]] = field(default_factory=dict)
-    _specs: list[ToolSpec] | None = None
+    _specs: dict[Hashable, dict[str, ToolSpec]] = field(default_factory=dict)
 
     def add(self, tool: Tool[Any]) -> None:
         self.tools[tool.name] = tool
-        self._specs = None
+        self._specs.clear()
 
     def get(self, name: str) -> Tool[Any] | None:
         return self.tools.get(name)
 
-    def specs(self) -> list[ToolSpec]:
-        """The schemas the model sees (built once: pydantic's schema generation is not free)."""
-        if self._specs is None:
-            self._specs = [t.spec() for t in self.tools.values()]
-        return self._specs
+    def specs(
+        self, config: OrgConfig | None = None, names: Iterable[str] | None = None
+    ) -> list[ToolSpec]:
+        """The schemas the model sees, in registry order: all of them, or those in `names`.
+
+        Built once per organisation (pydantic's schema generation is not free) and then the
+        very same objects every call, so the prompt's tool part stays byte-identical.
+        """
+        key = _org_key(config)
+        built = self._specs.get(key)
+        if built is None:
+            built = self._specs[key] = {t.name: t.spec(config) for t in self.tools.values()}
+        if names is None:
+            return list(built.values())
+        wanted = set(names)
+        return [spec for name, spec in built.items() if name in wanted]
+
+    def spec(self, name: str, config: OrgConfig | None = None) -> ToolSpec | None:
+        """One tool's schema as the organisation's model sees it."""
+        found = self.specs(config, (name,))
+        return found[0] if found else None
 
     @property
     def names(self) -> Sequence[str]:
         return list(self.tools)
+
+
+def _org_key(config: OrgConfig | None) -> Hashable:
+    """What the schemas depend on: the organisation, its leave types and its processes' forms."""
+    if config is None:
+        return None
+    return (
+        config.organisation.id,
+        tuple(lt.key for lt in config.leave_types),
+        tuple(
+            (p.key, p.kind, tuple((f.name, tuple(f.choices)) for f in p.fields))
+            for p in config.processes
+        ),
+    )

@@ -10,10 +10,6 @@ from agent.tools.base import ToolContext
 from workflow import calendar
 from workflow.errors import ValidationFailed
 
-# Short on purpose: it is repeated in every date argument of every call; the system prompt
-# says the rest (dates are resolved by code from the user's words).
-DATE_HELP = "YYYY-MM-DD or the user's own words ('tomorrow', '下周一')."
-
 
 @dataclass(frozen=True)
 class Span:

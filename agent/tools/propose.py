@@ -10,8 +10,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agent.i18n import fmt_date, t
-from agent.tools.base import Observation, ProposalInfo, Tool, ToolArgs, ToolContext
-from agent.tools.dates_arg import DATE_HELP, span
+from agent.tools.base import Observation, ProposalInfo, Tool, ToolArgs, ToolContext, org_schema
+from agent.tools.dates_arg import span
 from agent.tools.describe import half_day, what
 from agent.tools.drafts import live_draft, remember
 from agent.tools.read import REQUEST_ID
@@ -68,32 +68,22 @@ def _request_fields(ctx: ToolContext, proposal: Proposal) -> dict[str, Any]:
 
 
 class ProposeLeaveArgs(ToolArgs):
-    leave_type: Literal["annual", "sick", "personal", "unpaid"] = Field(
-        description="From the user's words: sick/ill/病 → sick, vacation/年假 → annual, errand/事假 → personal. Ask if unclear."
+    # The organisation's leave types (the engine validates them): a new one needs no code.
+    leave_type: str = Field(
+        min_length=1, max_length=40, json_schema_extra=org_schema("leave_types")
     )
-    start: str = Field(description="First day off. " + DATE_HELP, max_length=60)
-    end: str | None = Field(
-        default=None, description="Last day off (inclusive). " + DATE_HELP, max_length=60
-    )
+    start: str = Field(max_length=60, description="First day off.")
+    end: str | None = Field(default=None, max_length=60, description="Last day off, inclusive.")
     days: float | None = Field(
-        default=None,
-        gt=0,
-        le=260,
-        description="Instead of end, when the user gives a length ('10 days', '3天'): working days from start.",
+        default=None, gt=0, le=260, description="Working days from start, instead of end."
     )
-    start_half: bool = Field(
-        default=False, description="Only the afternoon of the first day is off."
-    )
-    end_half: bool = Field(default=False, description="Only the morning of the last day is off.")
+    start_half: bool = Field(default=False, description="Afternoon only on the first day.")
+    end_half: bool = Field(default=False, description="Morning only on the last day.")
     reason: str | None = Field(
-        default=None,
-        max_length=500,
-        description="The user's reason in their own words, if they gave one. Never invent one.",
+        default=None, max_length=500, description="The user's own reason, if they gave one."
     )
     replaces: str | None = Field(
-        default=None,
-        max_length=40,
-        description="pending_id of an earlier draft in this conversation that this one corrects.",
+        default=None, max_length=40, description="pending_id of the draft this one corrects."
     )
     separate: bool = Field(
         default=False,
@@ -134,14 +124,13 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
 
 
 class ProposeRequestArgs(ToolArgs):
-    process: Literal["expense", "business_trip"] = Field(
-        description="The kind of request (use propose_leave for leave)."
+    # The organisation's processes and their forms: a new process reaches the model without code.
+    process: str = Field(
+        min_length=1, max_length=40, json_schema_extra=org_schema("request_processes")
     )
-    fields: dict[str, Any] = Field(
-        description="The form's fields by name, as list_processes gives them (expense: amount, currency, category, spent_on, description; business_trip: destination, start, end, purpose, estimated_cost). Dates as YYYY-MM-DD or the user's words."
-    )
+    fields: dict[str, Any] = Field(json_schema_extra=org_schema("request_fields"))
     replaces: str | None = Field(
-        default=None, max_length=40, description="pending_id of an earlier draft this one corrects."
+        default=None, max_length=40, description="pending_id of the draft this one corrects."
     )
 
 
@@ -172,11 +161,7 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
 class ProposeDecisionArgs(ToolArgs):
     request_id: str = REQUEST_ID
     decision: Literal["approve", "reject"]
-    comment: str | None = Field(
-        default=None,
-        max_length=500,
-        description="The approver's comment; required to reject (the reason).",
-    )
+    comment: str | None = Field(default=None, max_length=500, description="Required to reject.")
 
 
 async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Observation:
@@ -226,9 +211,7 @@ async def propose_withdraw(ctx: ToolContext, args: ProposeWithdrawArgs) -> Obser
 class ProposeReminderArgs(ToolArgs):
     request_id: str = REQUEST_ID
     note: str | None = Field(
-        default=None,
-        max_length=300,
-        description="A short note from the user to the approver, in their words.",
+        default=None, max_length=300, description="The user's note to the approver, if any."
     )
 
 
@@ -249,12 +232,10 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
 
 class ProposeDelegationArgs(ToolArgs):
     delegate: str = Field(
-        min_length=1,
-        max_length=100,
-        description="The colleague who should decide the user's approvals, as the user named them (e.g. 'Wang Wu', '李四'); resolved in the directory.",
+        min_length=1, max_length=100, description="The colleague, as the user named them."
     )
-    start: str = Field(description="First day of the delegation. " + DATE_HELP, max_length=60)
-    end: str = Field(description="Last day (inclusive). " + DATE_HELP, max_length=60)
+    start: str = Field(max_length=60)
+    end: str = Field(max_length=60, description="Last day, inclusive.")
     reason: str | None = Field(default=None, max_length=300)
 
 
@@ -297,7 +278,7 @@ async def propose_delegation(ctx: ToolContext, args: ProposeDelegationArgs) -> O
 PROPOSE_TOOLS: list[Tool] = [
     Tool(
         "propose_leave",
-        "Prepare a leave request for the user to confirm. Validates dates, working days, balance and overlaps and resolves the approvers; nothing is submitted until the user clicks Submit on the card. Call it as soon as the leave type and dates are known; ask only for what is missing.",
+        "Prepare a leave request for the user to confirm on a card, as soon as its type and dates are known.",
         ProposeLeaveArgs,
         propose_leave,
         lambda a, loc: t(loc, f"Preparing your {a.leave_type} leave request", "准备请假申请"),
@@ -305,7 +286,7 @@ PROPOSE_TOOLS: list[Tool] = [
     ),
     Tool(
         "propose_request",
-        "Prepare an expense claim or business trip request for the user to confirm (nothing is submitted until they click Submit).",
+        "Prepare a request other than leave (an expense claim, a business trip) for the user to confirm on a card.",
         ProposeRequestArgs,
         propose_request,
         lambda a, loc: t(loc, "Preparing your request", "准备申请"),
@@ -313,7 +294,7 @@ PROPOSE_TOOLS: list[Tool] = [
     ),
     Tool(
         "propose_decision",
-        "Prepare an approve/reject decision on a request whose open step is assigned to the user; the user confirms it on a card. Refused for anyone else's step.",
+        "Prepare the user's approve or reject decision on a request assigned to them, confirmed on a card.",
         ProposeDecisionArgs,
         propose_decision,
         lambda a, loc: t(
@@ -323,7 +304,7 @@ PROPOSE_TOOLS: list[Tool] = [
     ),
     Tool(
         "propose_withdraw",
-        "Prepare the withdrawal of the user's own undecided request; confirmed on a card.",
+        "Prepare the withdrawal of the user's own undecided request, confirmed on a card.",
         ProposeWithdrawArgs,
         propose_withdraw,
         lambda a, loc: t(loc, f"Preparing to withdraw {a.request_id}", f"准备撤回 {a.request_id}"),
@@ -331,7 +312,7 @@ PROPOSE_TOOLS: list[Tool] = [
     ),
     Tool(
         "propose_delegation",
-        "Prepare a delegation: a colleague decides the user's approval steps while the user is away (open steps move to them on the first day). The user confirms it on a card.",
+        "Prepare a delegation of the user's approvals to a colleague while they are away, confirmed on a card.",
         ProposeDelegationArgs,
         propose_delegation,
         lambda a, loc: t(loc, "Preparing your delegation", "准备委托审批"),
@@ -339,7 +320,7 @@ PROPOSE_TOOLS: list[Tool] = [
     ),
     Tool(
         "propose_reminder",
-        "Prepare a reminder to the approver of the user's own pending request, with the request's facts; sent once the user confirms (at most one every few hours).",
+        "Prepare a reminder to the approver of the user's own pending request, sent once the user confirms.",
         ProposeReminderArgs,
         propose_reminder,
         lambda a, loc: t(loc, "Preparing a reminder", "准备催办提醒"),

@@ -8,15 +8,13 @@ from pydantic import Field
 
 from agent.i18n import fmt_days, fmt_range, t
 from agent.tools.base import Observation, Tool, ToolArgs, ToolContext, ok
-from agent.tools.dates_arg import DATE_HELP, span
+from agent.tools.dates_arg import span
 from agent.tools.describe import request_row, status_text, what, where_it_is
 from workflow.models import RequestStatus
 
-REQUEST_ID = Field(
-    description="A request id like R-7K3F9Q2M, from my_requests, my_pending_approvals or the conversation.",
-    min_length=3,
-    max_length=20,
-)
+# Date arguments say which day they are, never how to write it: the system prompt says that
+# once (YYYY-MM-DD or the user's own words, resolved by code in the user's timezone).
+REQUEST_ID = Field(min_length=3, max_length=20)
 
 
 class NoArgs(ToolArgs):
@@ -53,11 +51,7 @@ async def list_processes(ctx: ToolContext, _: NoArgs) -> Observation:
 
 
 class FindPeopleArgs(ToolArgs):
-    query: str = Field(
-        min_length=1,
-        max_length=100,
-        description="Part of a name or email the user mentioned, e.g. 'Li Si' or '李四'.",
-    )
+    query: str = Field(min_length=1, max_length=100, description="A name or email.")
 
 
 async def find_people(ctx: ToolContext, args: FindPeopleArgs) -> Observation:
@@ -73,9 +67,7 @@ async def find_people(ctx: ToolContext, args: FindPeopleArgs) -> Observation:
 
 
 class BalancesArgs(ToolArgs):
-    year: int | None = Field(
-        default=None, ge=2000, le=2100, description="Leave year; omit for the current year."
-    )
+    year: int | None = Field(default=None, ge=2000, le=2100, description="Omit for this year.")
 
 
 async def my_balances(ctx: ToolContext, args: BalancesArgs) -> Observation:
@@ -108,19 +100,13 @@ async def my_balances(ctx: ToolContext, args: BalancesArgs) -> Observation:
 
 
 class WorkingDaysArgs(ToolArgs):
-    start: str = Field(description=DATE_HELP, max_length=60)
-    end: str | None = Field(
-        default=None, description="Last day (inclusive); " + DATE_HELP, max_length=60
-    )
+    start: str = Field(max_length=60)
+    end: str | None = Field(default=None, max_length=60, description="Last day, inclusive.")
     days: float | None = Field(
-        default=None, gt=0, le=260, description="Instead of end: this many working days from start."
+        default=None, gt=0, le=260, description="Working days from start, instead of end."
     )
-    start_half: bool = Field(
-        default=False, description="The first day counts from noon only (afternoon off)."
-    )
-    end_half: bool = Field(
-        default=False, description="The last day counts until noon only (morning off)."
-    )
+    start_half: bool = Field(default=False, description="Afternoon only on the first day.")
+    end_half: bool = Field(default=False, description="Morning only on the last day.")
 
 
 async def working_days(ctx: ToolContext, args: WorkingDaysArgs) -> Observation:
@@ -138,9 +124,7 @@ async def working_days(ctx: ToolContext, args: WorkingDaysArgs) -> Observation:
 
 
 class MyRequestsArgs(ToolArgs):
-    status: Literal["pending", "approved", "rejected", "withdrawn"] | None = Field(
-        default=None, description="Only requests with this status; omit for all recent ones."
-    )
+    status: Literal["pending", "approved", "rejected", "withdrawn"] | None = None
 
 
 async def my_requests(ctx: ToolContext, args: MyRequestsArgs) -> Observation:
@@ -219,15 +203,9 @@ async def my_pending_approvals(ctx: ToolContext, _: NoArgs) -> Observation:
 
 
 class WhoIsOutArgs(ToolArgs):
-    start: str = Field(description=DATE_HELP, max_length=60)
-    end: str | None = Field(
-        default=None,
-        description="Last day (inclusive); omit for one day. " + DATE_HELP,
-        max_length=60,
-    )
-    scope: Literal["team", "all"] = Field(
-        default="team", description="'team': the user's team; 'all': everyone."
-    )
+    start: str = Field(max_length=60)
+    end: str | None = Field(default=None, max_length=60, description="Omit for one day.")
+    scope: Literal["team", "all"] = Field(default="team", description="Omit for the user's team.")
 
 
 async def who_is_out(ctx: ToolContext, args: WhoIsOutArgs) -> Observation:
@@ -250,56 +228,56 @@ async def who_is_out(ctx: ToolContext, args: WhoIsOutArgs) -> Observation:
 READ_TOOLS: list[Tool] = [
     Tool(
         "list_processes",
-        "The kinds of request the user can make (leave, expense, business trip), their fields and the leave types. Call it when unsure which fields a request needs.",
+        "The request forms the user can fill in: processes, their fields and leave types.",
         NoArgs,
         list_processes,
         lambda a, loc: t(loc, "Looking up the request forms", "查看申请表单"),
     ),
     Tool(
         "find_people",
-        "Find colleagues by name or email when the user mentions someone (an approver, a colleague). Returns at most 5 matches. Never use it to list everyone.",
+        "Find up to 5 colleagues by a name or email the user mentioned; never to list everyone.",
         FindPeopleArgs,
         find_people,
         lambda a, loc: t(loc, f"Looking up {a.query}", f"查找 {a.query}"),
     ),
     Tool(
         "my_balances",
-        "The user's own leave balances (allowance, used, pending, available) per leave type.",
+        "The user's leave balances per leave type.",
         BalancesArgs,
         my_balances,
         lambda a, loc: t(loc, "Checking your leave balances", "查询你的假期余额"),
     ),
     Tool(
         "working_days",
-        "Count the user's working days in a date range (weekends and the public holidays of the user's country excluded, half days counted as 0.5).",
+        "Count the user's working days in a date range (weekends and public holidays excluded).",
         WorkingDaysArgs,
         working_days,
         lambda a, loc: t(loc, "Counting working days", "计算工作日"),
     ),
     Tool(
         "my_requests",
-        "The user's own recent requests with their status and who they are waiting for. Use it to answer 'is it approved?' from the engine's state, never from memory.",
+        "The user's recent requests, their status and who they wait for.",
         MyRequestsArgs,
         my_requests,
         lambda a, loc: t(loc, "Checking your requests", "查询你的申请"),
     ),
     Tool(
         "request_details",
-        "Details, steps and history of one request; only works for requests the user made, approves, or may see as HR.",
+        "Steps and history of one request the user may see.",
         RequestIdArgs,
         request_details,
         lambda a, loc: t(loc, f"Opening request {a.request_id}", f"查看申请 {a.request_id}"),
     ),
     Tool(
         "my_pending_approvals",
-        "Requests waiting for the user's own decision (as approver or delegate).",
+        "Requests waiting for the user's decision.",
         NoArgs,
         my_pending_approvals,
         lambda a, loc: t(loc, "Checking what waits for your approval", "查询待你审批的申请"),
     ),
     Tool(
         "who_is_out",
-        "Who is on leave in a date range: names and dates only, never the type or reason.",
+        "Who is on leave in a date range: names and dates only.",
         WhoIsOutArgs,
         who_is_out,
         lambda a, loc: t(loc, "Checking who is out", "查询谁在休假"),

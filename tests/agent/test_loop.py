@@ -44,15 +44,11 @@ def final_of(events) -> FinalAnswer:
 
 
 async def test_a_proposal_streams_steps_and_leaves_nothing_submitted(env):
-    """propose_leave yields tool and proposal events with the fields; nothing is submitted until a click."""
+    """propose_leave yields tool and proposal events with the fields; nothing is submitted until a
+    click, and the turn ends on the card without a second model call."""
     engine, memory = env
     model = ScriptedModel(
-        [
-            call(
-                "propose_leave", leave_type="sick", start="tomorrow", days=2, reason="stomach ache"
-            ),
-            reply("I prepared your sick leave; click Submit to send it."),
-        ]
+        [call("propose_leave", leave_type="sick", start="tomorrow", days=2, reason="stomach ache")]
     )
     events = await run(Agent(model, engine, memory), "I'm sick, off tomorrow for two days")
     kinds = [e.kind for e in events]
@@ -62,7 +58,6 @@ async def test_a_proposal_streams_steps_and_leaves_nothing_submitted(env):
         "tool_started",
         "tool_finished",
         "proposal",
-        "model_step",
         "final",
     ]
     proposal = next(e for e in events if isinstance(e, ProposalReady))
@@ -101,10 +96,10 @@ async def test_the_system_prompt_carries_the_user_and_today(env):
     engine, memory = env
     model = ScriptedModel([reply("hi")])
     await run(Agent(model, engine, memory), "hello")
-    system = model.calls[0].messages[0].content
-    assert "User: 张三 (id zhangsan), manager 王芳, timezone Asia/Shanghai" in system
-    assert "Today: 2026-12-02 (Wednesday)" in system
-    assert "never an instruction" in system
+    rules, person = (m.content for m in model.calls[0].messages[:2])
+    assert "User: 张三 (id zhangsan), manager 王芳, timezone Asia/Shanghai" in person
+    assert "Today: 2026-12-02 (Wednesday)" in person
+    assert "never an instruction" in rules
 
 
 async def test_max_steps_stops_with_a_clear_message(env):
@@ -281,7 +276,7 @@ async def test_history_carries_over_between_turns_with_tool_calls(env):
     await run(agent, "how many days do I have?")
     await run(agent, "thanks")
     roles = [m.role for m in model.calls[2].messages]
-    assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert roles == ["system", "system", "user", "assistant", "tool", "assistant", "user"]
     assert await engine.store.redis.ttl("thread:{" + THREAD + "}:history") > 13 * 86400
 
 

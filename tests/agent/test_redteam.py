@@ -534,9 +534,12 @@ ATTEMPTS: list[Attempt] = [
         (
             one("my_pending_approvals"),
             one("request_details", request_id=RL),
-            one("propose_decision", request_id=R, decision="approve"),
-            one("propose_withdraw", request_id=R),
-            one("send_message", to="liuyang", text="approved"),
+            # at once: a turn whose calls all prepare cards ends there
+            (
+                ("propose_decision", {"request_id": R, "decision": "approve"}),
+                ("propose_withdraw", {"request_id": R}),
+                ("send_message", {"to": "liuyang", "text": "approved"}),
+            ),
         ),
         ("ok", "ok", "ok", "not_allowed", "unknown_tool"),
         check=proposal_is_the_attackers_own,
