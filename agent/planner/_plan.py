@@ -28,7 +28,7 @@ from agent.planner._replies import (
 )
 from agent.planner._slots import default_currency
 
-__all__ = ["Call", "Reply", "decide"]
+__all__ = ["Batch", "Call", "Reply", "decide"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,19 @@ class Reply:
     text: str
 
 
-Step = Call | Reply
+@dataclass(frozen=True)
+class Batch:
+    """Several calls of one tool at once (a draft a day for days listed apart): the agent runs
+    them in order and the cards end the turn, so nothing waits for a later step."""
+
+    calls: tuple[Call, ...]
+
+    @property
+    def name(self) -> str:
+        return self.calls[0].name
+
+
+Step = Call | Batch | Reply
 
 
 def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[str]) -> Step:
@@ -59,7 +71,7 @@ def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[st
     if proposals:
         if task.slots.get("split") and task.slots.get("listed") and proposals[-1].ok:
             following = _one_day_each(task)
-            if isinstance(following, Call) and following.name in tools:
+            if isinstance(following, Call | Batch) and following.name in tools:
                 return following
             done = [o for o in turn.observations if o.is_proposal and o.ok]
             summaries = "\n".join(_summary(o) or text("prepared", lang) for o in done)
@@ -435,9 +447,10 @@ def _leave(task: Task, ctx: Context, lang: Lang) -> Step:
 
 
 def _one_day_each(task: Task) -> Step:
-    """Listed days meant one by one: a draft for each, the next one not yet proposed this turn."""
+    """Listed days meant one by one: a draft for each not yet proposed this turn, all at once."""
     slots = task.slots
     done = slots.get("_proposed_days", ())
+    calls: list[Call] = []
     for day in slots["listed"]:
         if day.isoformat() in done:
             continue
@@ -448,10 +461,12 @@ def _one_day_each(task: Task) -> Step:
         }
         if slots.get("reason"):
             arguments["reason"] = slots["reason"]
-        if done:
+        if done or calls:
             arguments["separate"] = True  # the day before stays on its own card
-        return Call("propose_leave", arguments)
-    return Reply("")  # every day proposed: the caller answers with the summaries
+        calls.append(Call("propose_leave", arguments))
+    if not calls:
+        return Reply("")  # every day proposed: the caller answers with the summaries
+    return calls[0] if len(calls) == 1 else Batch(tuple(calls))
 
 
 def _expense(task: Task, ctx: Context, lang: Lang) -> Step:

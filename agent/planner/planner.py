@@ -11,12 +11,31 @@ from agent.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from agent.planner._context import language_of, read_context
 from agent.planner._conversation import current_task, split_turns
 from agent.planner._draft import apply_correction
-from agent.planner._plan import Call, Reply, decide
+from agent.planner._plan import Batch, Call, Reply, decide
 from agent.planner._replies import text
 
 __all__ = ["OfflinePlanner"]
 
 _CALL_ID = re.compile(r"^call_planner_(\d+)$")
+# The agent's escape (agent/tools/choose.py) and the tools the planner's steps call.
+_ESCAPE = "more_tools"
+_PLANNED = frozenset(
+    {
+        "find_people",
+        "list_processes",
+        "my_balances",
+        "my_pending_approvals",
+        "my_requests",
+        "propose_decision",
+        "propose_leave",
+        "propose_reminder",
+        "propose_request",
+        "propose_withdraw",
+        "request_details",
+        "who_is_out",
+        "working_days",
+    }
+)
 
 
 class OfflinePlanner:
@@ -61,12 +80,19 @@ class OfflinePlanner:
         lang = language_of([t.user for t in turns], ctx.locale)
         task = current_task(turns, ctx)
         apply_correction(task, turns, ctx)
-        names = frozenset(spec.name for spec in tools) if tool_choice != "none" else frozenset()
+        offered = frozenset(spec.name for spec in tools) if tool_choice != "none" else frozenset()
+        # With the escape offered every tool is one call away: plan as if all were there, and
+        # ask for them (more_tools) when the plan needs one that is not.
+        names = offered | _PLANNED if _ESCAPE in offered else offered
         step = decide(task, turns[-1], ctx, lang, names)
         if isinstance(step, Reply):
             return self._reply(step.text)
-        if step.name not in names:  # pragma: no cover - decide() never offers one
-            return self._reply(text("unavailable", lang))
+        if step.name not in offered:
+            if _ESCAPE in offered:
+                return self._call(Call(_ESCAPE, {}), messages)
+            return self._reply(
+                text("unavailable", lang)
+            )  # pragma: no cover - decide() never offers one
         return self._call(step, messages)
 
     def _reply(self, content: str) -> ModelResponse:
@@ -74,16 +100,21 @@ class OfflinePlanner:
             content=content, tool_calls=(), finish_reason="stop", usage=Usage(), model=self.name
         )
 
-    def _call(self, step: Call, messages: Sequence[Message]) -> ModelResponse:
-        call = ToolCall(
-            id=f"call_planner_{_next_call_number(messages)}",
-            name=step.name,
-            arguments=step.arguments,
-            raw_arguments=json.dumps(step.arguments, ensure_ascii=False),
+    def _call(self, step: Call | Batch, messages: Sequence[Message]) -> ModelResponse:
+        first = _next_call_number(messages)
+        steps = step.calls if isinstance(step, Batch) else (step,)
+        calls = tuple(
+            ToolCall(
+                id=f"call_planner_{first + n}",
+                name=one.name,
+                arguments=one.arguments,
+                raw_arguments=json.dumps(one.arguments, ensure_ascii=False),
+            )
+            for n, one in enumerate(steps)
         )
         return ModelResponse(
             content="",
-            tool_calls=(call,),
+            tool_calls=calls,
             finish_reason="tool_calls",
             usage=Usage(),
             model=self.name,

@@ -18,7 +18,7 @@ from datetime import date
 from agent.messages import Message, ToolSpec
 from agent.planner._context import read_context
 from agent.planner._conversation import current_task, split_turns
-from agent.planner._reading import Intent
+from agent.planner._draft import apply_correction
 
 MORE_TOOLS = "more_tools"
 MORE_TOOLS_SPEC = ToolSpec(
@@ -27,24 +27,26 @@ MORE_TOOLS_SPEC = ToolSpec(
     "withdrawals, reminders, delegation, look-ups): you are then offered every tool.",
 )
 
-# What each intent of the planner's reading needs (the first tool is the one it starts with).
-BY_INTENT: dict[Intent, tuple[str, ...]] = {
-    Intent.LEAVE: ("propose_leave", "my_balances"),
-    Intent.EXPENSE: ("propose_request",),
-    Intent.TRIP: ("propose_request",),
-    Intent.APPROVE: ("my_pending_approvals", "propose_decision", "request_details"),
-    Intent.REJECT: ("my_pending_approvals", "propose_decision", "request_details"),
-    Intent.PENDING_APPROVALS: ("my_pending_approvals", "propose_decision"),
-    Intent.WITHDRAW: ("my_requests", "propose_withdraw"),
-    Intent.REMIND: ("my_requests", "propose_reminder"),
-    Intent.STATUS: ("my_requests", "request_details"),
-    Intent.MY_REQUESTS: ("my_requests", "request_details"),
-    Intent.BALANCE: ("my_balances",),
-    Intent.WHO_IS_OUT: ("who_is_out",),
-    Intent.WORKING_DAYS: ("working_days",),
-    Intent.PROCESSES: ("list_processes",),
-    Intent.FIND_PEOPLE: ("find_people",),
-    Intent.APPROVER_CHOICE: ("find_people",),
+# What each intent of the planner's reading needs (by the intent's value, so that an intent the
+# planner adds or renames costs an escape, never an error).
+BY_INTENT: dict[str, tuple[str, ...]] = {
+    "leave": ("propose_leave", "my_balances"),
+    "expense": ("propose_request",),
+    "business_trip": ("propose_request",),
+    "approve": ("my_pending_approvals", "propose_decision", "request_details"),
+    "reject": ("my_pending_approvals", "propose_decision", "request_details"),
+    "pending_approvals": ("my_pending_approvals", "propose_decision"),
+    "withdraw": ("my_requests", "propose_withdraw"),
+    "remind": ("my_requests", "propose_reminder"),
+    "status": ("my_requests", "request_details"),
+    "my_requests": ("my_requests", "request_details"),
+    "balance": ("my_balances",),
+    "who_is_out": ("who_is_out",),
+    "working_days": ("working_days",),
+    "processes": ("list_processes",),
+    "find_people": ("find_people",),
+    "approver_choice": ("find_people",),
+    "for_other": ("find_people", "propose_leave"),
 }
 # What the planner does not read as an intent of its own, found by a few words.
 _DELEGATION = re.compile(
@@ -73,7 +75,9 @@ def choose_tools(messages: Sequence[Message], today: date) -> Offer:
     if not turns:
         return Offer(frozenset())
     task = current_task(turns, ctx)
-    names: set[str] = set(BY_INTENT.get(task.intent, ())) if task.intent else set()
+    apply_correction(task, turns, ctx)
+    intent = task.intent.value if task.intent else None
+    names: set[str] = set(BY_INTENT.get(intent, ())) if intent else set()
     text = turns[-1].user
     if _REQUEST_ID.search(text):
         names.add("request_details")
@@ -81,7 +85,7 @@ def choose_tools(messages: Sequence[Message], today: date) -> Offer:
         names.add("propose_delegation")
     if len(turns) > 1:
         names |= _carried_over(turns[-2], task.intent is None)
-    return Offer(frozenset(names), intent=task.intent.value if task.intent else None)
+    return Offer(frozenset(names), intent=intent)
 
 
 def _carried_over(previous, continuing: bool) -> set[str]:
@@ -94,7 +98,8 @@ def _carried_over(previous, continuing: bool) -> set[str]:
 
 
 def offered_specs(all_specs: Sequence[ToolSpec], offer: Offer) -> list[ToolSpec]:
-    """The schemas to send: the offered tools in registry order, then the escape."""
+    """The schemas to send: the escape, then the offered tools in registry order (every reduced
+    set starts with the same schema, a longer prefix for caches that put tools first)."""
     if offer.full:
         return list(all_specs)
-    return [s for s in all_specs if s.name in offer.names] + [MORE_TOOLS_SPEC]
+    return [MORE_TOOLS_SPEC, *(s for s in all_specs if s.name in offer.names)]

@@ -87,7 +87,7 @@ class ProposeLeaveArgs(ToolArgs):
     )
     separate: bool = Field(
         default=False,
-        description="True only for the second and later of several separate requests the user asked for at once (e.g. two single days): the earlier draft stays open.",
+        description="For the second and later of several requests asked for at once: the earlier draft stays open.",
     )
 
 

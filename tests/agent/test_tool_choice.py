@@ -214,3 +214,21 @@ async def test_a_long_thread_does_not_resend_old_tool_output():
     results = [m.content for m in last if m.role == "tool"]
     assert len(results) == 3
     assert all('"out"' not in r for r in results[:2])
+
+
+def test_the_offline_planner_asks_for_more_tools_when_its_plan_needs_one_not_offered():
+    """The planner uses only what it is offered: with the escape alone it calls more_tools,
+    with every tool it makes its call; without the escape it says it cannot."""
+    from agent.planner import OfflinePlanner
+    from agent.tools.choose import MORE_TOOLS_SPEC
+
+    planner = OfflinePlanner()
+    messages = [
+        Message(role="system", content="User: Oliver Smith (id oliver)\nToday: 2026-12-02"),
+        Message(role="user", content="how many days of annual leave do I have left?"),
+    ]
+    [escape] = planner.respond(messages, [MORE_TOOLS_SPEC]).tool_calls
+    assert escape.name == MORE_TOOLS
+    [balance] = planner.respond(messages, default_tools().specs()).tool_calls
+    assert balance.name == "my_balances"
+    assert not planner.respond(messages, []).tool_calls
