@@ -160,7 +160,8 @@ class ChatSession:
             result |= {"event": "confirmed", "repeated": done.outcome.repeated}
             if req is not None:
                 result |= {"request_id": req.id, "status": req.status.value}
-                line = f"{req.id} {what(req, self.runtime.engine.config, self.locale)} — {where_it_is(req, self.runtime.engine.directory, self.locale)}"
+                engine = self.runtime.engine
+                line = f"{what(req, engine.config, self.locale)} — {where_it_is(req, engine.directory, self.locale)} · {req.id}"
             else:
                 line = done.text
             line = t(self.locale, f"(Confirmed: {line})", f"（已确认：{line}）")

@@ -134,8 +134,8 @@ async def my_requests(ctx: ToolContext, args: MyRequestsArgs) -> Observation:
     rows = [request_row(r, engine.config, engine.directory, loc) for r in requests]
     if not rows:
         return ok(t(loc, "You have no such requests.", "你没有相关申请。"), requests=[])
-    lines = [
-        f"{r.id} {what(r, engine.config, loc)} — {where_it_is(r, engine.directory, loc)}"
+    lines = [  # names and dates first; the id last, for the model to act on
+        f"{what(r, engine.config, loc)} — {where_it_is(r, engine.directory, loc)} ({r.id})"
         for r in requests
     ]
     return ok(t(loc, "Your requests:\n", "你的申请：\n") + "\n".join(lines), requests=rows)
@@ -171,7 +171,7 @@ async def request_details(ctx: ToolContext, args: RequestIdArgs) -> Observation:
         }
         for h in req.history
     ]
-    summary = f"{req.id} {what(req, engine.config, loc)} — {where_it_is(req, d, loc)}"
+    summary = f"{what(req, engine.config, loc)} — {where_it_is(req, d, loc)} ({req.id})"
     return ok(
         summary,
         request={

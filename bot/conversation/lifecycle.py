@@ -34,7 +34,7 @@ Send = Callable[[Notice, Person], Awaitable[str | None]]
 
 def summary_of(req: Request, engine: Engine, locale: str) -> str:
     """The first line of a request's thread card."""
-    return f"{req.id} · {what(req, engine.config, locale)}"
+    return f"{what(req, engine.config, locale)} · {req.id}"
 
 
 def _waiting(req: Request, engine: Engine, locale: str) -> str | None:

@@ -115,8 +115,8 @@ def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> lis
         lines = [
             f"*{escape(who)}* · {escape(what(req, engine.config, locale))}",
             escape(
-                f"{req.id} · "
-                + step_of(step.index, len(req.steps), step_name(step, locale), locale)
+                step_of(step.index, len(req.steps), step_name(step, locale), locale)
+                + f" · {req.id}"
             ),
         ]
         if req.is_leave:

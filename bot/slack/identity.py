@@ -16,7 +16,9 @@ log = structlog.get_logger("slack")
 CACHE_S = 86_400  # refreshed daily: an email change in Slack is picked up the next day
 NOBODY = "-"
 # what users.info answers for someone we cannot map; any other failure is Slack failing
-UNKNOWN_USER = frozenset({"user_not_found", "users_not_found", "user_not_visible", "account_inactive"})
+UNKNOWN_USER = frozenset(
+    {"user_not_found", "users_not_found", "user_not_visible", "account_inactive"}
+)
 
 
 class SlackIdentity:
