@@ -1,0 +1,51 @@
+"""What the product needs from a chat platform, and nothing about what happens in a conversation.
+
+A platform receives its HTTP callbacks, identifies who sent them, renders the conversation
+core's card views in its own format, sends messages to people and updates cards in place.
+What a click does, which cards change and what each reader is told is decided once, in
+`bot.conversation`; `bot.compose` lists the platforms and wires them into serve, worker and
+the sandbox.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from aiohttp import web
+
+from bot.conversation import CardRef, CardView
+from bot.notifier import Delivery
+from workflow.config import Person
+
+
+class Platform(Protocol):
+    name: str  # "slack", "feishu": the key of a person's account and of its cards
+    path: str  # where its callbacks are posted
+
+    async def receive(self, request: web.Request) -> web.Response:
+        """Answer one authenticated callback (events, clicks, forms)."""
+        ...
+
+    async def identify(self, account: str, scope: str = "") -> Person | None:
+        """The directory person behind a platform account (None: not in the directory)."""
+        ...
+
+    def render(self, view: CardView, locale: str) -> object:
+        """A card view in this platform's format."""
+        ...
+
+    async def send(self, person: Person, message: object) -> str | None:
+        """Send a rendered message to a person directly; where it is (None: not on this platform)."""
+        ...
+
+    async def update(self, card: CardRef, view: CardView) -> bool:
+        """Redraw a card in place; False when it is gone."""
+        ...
+
+    def delivery(self) -> Delivery:
+        """The notifier's share of this platform: workflow events as messages and cards."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close its HTTP sessions."""
+        ...
