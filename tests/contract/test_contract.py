@@ -6,12 +6,15 @@ no live button on a request that can no longer take that action, the outcome in 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from agent.testing import ScriptedModel, call, reply
 from tests.contract.conftest import SURFACES
 from tests.contract.surfaces import APPROVE, CANCEL, CONFIRM, REJECT, Seen, Surface, live
 from workflow.models import RequestStatus
+from workflow.scheduler import Scheduler
 
 REPLACED = {"en": "Replaced by the card below", "zh": "已被下方的新卡片取代"}
 
@@ -140,3 +143,51 @@ async def test_a_correction_supersedes_the_draft(surfaces, name):
     [req] = await s.engine.my_requests("priya")
     assert req.fields["start"] == "2026-12-14"
     no_live_buttons(s, "priya")
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_an_expense_with_all_its_fields(surfaces, name):
+    """Every field of the expense form, labelled, on the requester's card and the approver's."""
+    s = await surfaces(name)
+    thread = await s.say(
+        "priya", "expense claim of 800 GBP for travel spent on 1 Dec: train tickets to the client"
+    )
+    [card] = live(s.cards("priya"), CONFIRM, thread)
+    if name != "terminal":
+        for label in ("Amount", "Currency", "Category", "Date spent", "What for"):
+            assert label in card.text, (label, card.text)
+        assert "Spent on" not in card.text and "spent_on" not in card.text
+    await s.click("priya", card, CONFIRM)
+    [req] = await s.engine.my_requests("priya")
+    assert (req.process, req.fields["amount"], req.fields["currency"]) == ("expense", 800, "GBP")
+    assert (req.fields["category"], req.fields["spent_on"]) == ("travel", "2026-12-01")
+    if name != "terminal":
+        [approver] = [c for c in live(s.cards("emma"), APPROVE) if c.about == req.id]
+        for label in ("Amount", "Currency", "Category", "Date spent", "What for"):
+            assert label in approver.text, (label, approver.text)
+        assert "800" in approver.text and "GBP" in approver.text
+    await s.click("emma", await approver_card(s, "emma", req.id), APPROVE)
+    assert (await s.engine.get_request(req.id, "priya")).status is RequestStatus.APPROVED
+    no_live_buttons(s, "priya", "emma")
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_an_escalation_rendered_in_chinese(surfaces, name):
+    """王芳 lets 张三's leave sit past the SLA: it moves to David; 王芳's card says so in Chinese."""
+    s = await surfaces(name)
+    rid = await submit(s, "zhangsan", "我想请年假，12月14日到12月15日")
+    scheduler = Scheduler(s.engine)
+    for _ in range(8):  # a day at a time, to Thursday 10 Dec: past 48 working hours
+        s.engine.clock.advance(timedelta(days=1))  # type: ignore[attr-defined]
+        await scheduler.run_due()
+        await s.settle()
+    req = await s.engine.get_request(rid, "zhangsan")
+    assert req.steps[0].assignee == "david" and req.steps[0].escalations == 1
+    no_live_buttons(s, "wangfang")
+    if name != "terminal":
+        closed = [c for c in s.cards("wangfang") if "David Chen" in c.text]
+        assert closed and all("已转交 David Chen" in c.text for c in closed)
+        assert all("Reassigned" not in c.text for c in s.cards("wangfang"))
+    await s.click("david", await approver_card(s, "david", rid), APPROVE)
+    assert (await s.engine.get_request(rid, "zhangsan")).status is RequestStatus.APPROVED
+    no_live_buttons(s, "zhangsan", "wangfang", "david")
