@@ -110,3 +110,14 @@ def test_a_file_on_disk_loads(tmp_path: Path):
     path = tmp_path / "org.toml"
     path.write_text(DEMO, "utf-8")
     assert load_config(path).organisation.id == "acme"
+
+
+def test_a_persons_platform_accounts_are_one_mapping():
+    """`accounts = {slack = …, feishu = …}`; the older per-platform keys read into the same mapping."""
+    from workflow.config import Person
+
+    base = {"id": "x", "name": "X", "email": "x@acme.example", "timezone": "UTC", "country": "GB"}
+    new = Person.model_validate({**base, "accounts": {"slack": "U1", "feishu": "ou_1"}})
+    old = Person.model_validate({**base, "slack_user_id": "U1", "feishu_open_id": "ou_1"})
+    assert new == old and new.accounts == {"slack": "U1", "feishu": "ou_1"}
+    assert (old.account("slack"), old.feishu_open_id, old.account("teams")) == ("U1", "ou_1", None)

@@ -33,6 +33,9 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_LEGACY_ACCOUNTS = {"slack_user_id": "slack", "feishu_open_id": "feishu"}
+
+
 class Person(_Strict):
     """One person in the directory."""
 
@@ -48,8 +51,35 @@ class Person(_Strict):
     country: str = Field(min_length=2, max_length=3)
     subdivision: str | None = None
     locale: Locale = "en"
-    slack_user_id: str | None = None
-    feishu_open_id: str | None = None
+    # the person's account on each chat platform: {"slack": "U0…", "feishu": "ou_…"}
+    accounts: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_accounts(cls, data: Any) -> Any:
+        """`slack_user_id = …` / `feishu_open_id = …` (older files) are accounts too."""
+        if not isinstance(data, dict) or not data.keys() & _LEGACY_ACCOUNTS.keys():
+            return data
+        data, accounts = dict(data), dict(data.get("accounts") or {})
+        for key, platform in _LEGACY_ACCOUNTS.items():
+            if value := data.pop(key, None):
+                accounts.setdefault(platform, value)
+        return {**data, "accounts": accounts}
+
+    def account(self, platform: str) -> str | None:
+        """Their account id on `platform`, None when they are not on it."""
+        return self.accounts.get(platform) or None
+
+    @property
+    def slack_user_id(self) -> str | None:
+        return self.account("slack")
+
+    @property
+    def feishu_open_id(self) -> str | None:
+        return self.account("feishu")
+
+    def __hash__(self) -> int:
+        return hash(self.id)
 
     @field_validator("timezone")
     @classmethod

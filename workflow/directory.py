@@ -39,22 +39,22 @@ class Directory:
         return self._people.get(person_id)
 
     @cached_property
-    def _by_slack(self) -> dict[str, Person]:
-        return {p.slack_user_id: p for p in self if p.slack_user_id}
+    def _by_account(self) -> dict[tuple[str, str], Person]:
+        return {(platform, a): p for p in self for platform, a in p.accounts.items() if a}
 
-    @cached_property
-    def _by_feishu(self) -> dict[str, Person]:
-        return {p.feishu_open_id: p for p in self if p.feishu_open_id}
+    def by_account(self, platform: str, account: str) -> Person | None:
+        """The person whose account on `platform` this is."""
+        return self._by_account.get((platform, account))
 
     @cached_property
     def _by_email(self) -> dict[str, Person]:
         return {p.email.casefold(): p for p in self}
 
     def by_slack_id(self, slack_user_id: str) -> Person | None:
-        return self._by_slack.get(slack_user_id)
+        return self.by_account("slack", slack_user_id)
 
     def by_feishu_id(self, open_id: str) -> Person | None:
-        return self._by_feishu.get(open_id)
+        return self.by_account("feishu", open_id)
 
     def by_email(self, email: str) -> Person | None:
         return self._by_email.get(email.strip().casefold())
