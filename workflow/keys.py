@@ -211,3 +211,13 @@ def turn_attempts(org: str) -> str:
 def turn_journal(org: str, entry_id: str) -> str:
     """Hash: what a turn has already posted (stream ts, cards, the answer), so a re-run shows one answer."""
     return f"{_turns(org)}:journal:{entry_id}"
+
+
+def platform_person(platform: str, account: str) -> str:
+    """String: the directory person a platform account maps to by email (cached a day)."""
+    return f"{platform}:account:{account}:person"
+
+
+def platform_account(platform: str, person_id: str) -> str:
+    """String: a person's account on a platform, found by email (cached a day)."""
+    return f"{platform}:person:{person_id}:account"

@@ -21,6 +21,7 @@ REQUEST_REJECT_SUBMIT = "request_reject_submit"  # Feishu: the reason form's Rej
 REQUEST_BACK = "request_back"  # Feishu: leave the reason form
 HOME_WITHDRAW = "home_withdraw"  # Slack's Home tab
 OPEN_LEAVE_FORM = "open_leave_form"
+LEAVE_FORM_SUBMIT = "leave_form_submit"  # Feishu: the leave form card's Submit
 PENDING_ACTIONS = frozenset({PENDING_CONFIRM, PENDING_CANCEL})
 STEP_ACTIONS = frozenset({REQUEST_APPROVE, REQUEST_REJECT, REQUEST_REJECT_SUBMIT, REQUEST_BACK})
 ACTIONS = PENDING_ACTIONS | STEP_ACTIONS

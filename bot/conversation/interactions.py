@@ -251,6 +251,23 @@ class Interactions:
             True, text, "success", Closed(summary_of(req, self.engine, person.locale), text)
         )
 
+    async def form_submitted(self, person: Person, req: Request, at: At | None) -> Answer:
+        """A form's Submit made a request: the form becomes the requester's card of it."""
+        text = state_line(req, self.engine, person.locale)
+        if at is not None:
+            card = CardRef(
+                platform=at.platform,
+                address=at.address,
+                role=Role.THREAD,
+                holder=person.id,
+                locale=person.locale,
+                shown=fingerprint(req),
+            )
+            await self.cards.registry.add(req.id, card)
+        return Answer(
+            True, text, "success", Closed(summary_of(req, self.engine, person.locale), text)
+        )
+
     def not_valid(self, locale: str) -> Answer:
         """A click whose value cannot be read: an old card of another version, or a forgery."""
         return Answer(False, wording.button_not_valid(locale), "error")

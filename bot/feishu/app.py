@@ -26,12 +26,14 @@ from pydantic import ValidationError
 from agent.i18n import detect_locale, t
 from bot.budget import VerificationBudget, client_address
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, buttons
+from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
-from bot.feishu import cards
+from bot.feishu import cards, forms
 from bot.feishu.client import FeishuClient
 from bot.feishu.crypto import MAX_SKEW_S, is_signed, open_callback
 from bot.feishu.edge import check_event, kept, reason_of, rejected, too_many
 from bot.feishu.errors import CallbackRejected, FeishuError
+from bot.feishu.identity import FeishuIdentity
 from bot.feishu.queued import FeishuTurnHandler, submit_message
 from bot.feishu.render import PLATFORM, FeishuCards, render
 from bot.feishu.turns import CardThread
@@ -47,6 +49,7 @@ log = structlog.get_logger("feishu")
 ACTION_BUDGET_S = 2.5  # a card callback must be answered within 3 s
 MESSAGE = "im.message.receive_v1"
 CARD_ACTION = "card.action.trigger"
+MENU = "application.bot.menu_v6"
 
 
 def thread_key(tenant: str, chat_id: str, root_id: str) -> str:
@@ -167,6 +170,11 @@ class FeishuBot:
         self.cards = FeishuCards(self.engine, client)
 
     @cached_property
+    def identity(self) -> FeishuIdentity:
+        """Feishu users as directory people: by open_id, else by email through the contact API."""
+        return FeishuIdentity(self.engine.directory, self.runtime.redis, self.client)
+
+    @cached_property
     def lifecycle(self) -> CardLifecycle:
         return CardLifecycle(self.engine, CardRegistry(self.runtime.redis, self.engine.keys.org))
 
@@ -234,6 +242,8 @@ class FeishuBot:
             return web.Response(
                 status=answer.status, text=answer.body, content_type=answer.content_type
             )
+        elif kind == MENU:
+            self.on_menu(event)
         else:
             log.info("feishu_event_ignored", event_type=str(kind)[:64])
         return web.json_response({})
@@ -288,7 +298,7 @@ class FeishuBot:
 
         `journal`: the queue's record of an earlier run (the runner holds the thread's lease).
         """
-        person = self.engine.directory.by_feishu_id(open_id)
+        person = await self.identity.person_for(open_id)
         locale = detect_locale(text or "", person.locale if person else "zh")
         leased = journal is not None
         journal = journal or TurnJournal.none()
@@ -316,6 +326,10 @@ class FeishuBot:
                 return
             if not text:
                 return
+            if text.strip() in forms.COMMANDS:  # like Slack's /leave: the form, not the agent
+                await view.reply("interactive", self.leave_form(person))
+                await journal.put("answered", "1")
+                return
             await view.render(self.runtime.agent.run(thread, person.id, text, leased=leased))
             await journal.put("answered", "1")
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
@@ -336,6 +350,46 @@ class FeishuBot:
             )
         except FeishuError as e:
             log.error("feishu_failure_notice_failed", error=str(e))
+
+    # --- the leave form ------------------------------------------------------------------------
+
+    def leave_form(
+        self,
+        person: Person,
+        initial: dict[str, Any] | None = None,
+        errors: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        approvers = approvers_preview(self.engine, person)
+        return forms.leave_form_card(
+            person, self.engine, person.locale, approvers=approvers, initial=initial, errors=errors
+        )
+
+    def on_menu(self, event: dict[str, Any]) -> None:
+        """The bot's menu: "Request leave" sends the person the form card."""
+        if event.get("event_key") != forms.MENU_KEY:
+            log.info("feishu_menu_ignored", key=str(event.get("event_key"))[:40])
+            return
+        operator = (event.get("operator") or {}).get("operator_id") or {}
+        self.tasks.spawn(self._send_form(str(operator.get("open_id") or "")), name="feishu-form")
+
+    async def _send_form(self, open_id: str) -> None:
+        person = await self.identity.person_for(open_id)
+        if person is None:
+            text = cards.text_content(not_in_directory("zh", self.hr_name))
+            await self.client.send(open_id, "text", text)
+            return
+        await self.client.send(open_id, "interactive", self.leave_form(person))
+
+    async def _leave_submit(self, click: Click, person: Person) -> Reply:
+        """The form's Submit is the confirmation: the request, or the form again with its errors."""
+        fields = forms.parse_leave_form(click.form)
+        result = await submit_leave(self.engine, person, fields)
+        if result.request is None:
+            first = next(iter(result.errors.values()))
+            form = self.leave_form(person, fields, result.errors)
+            return Reply(cards.toast("error", first[:200]), form)
+        at = At(PLATFORM, click.message_id) if click.message_id else None
+        return self.reply(await self.core.form_submitted(person, result.request, at), person)
 
     # --- card callbacks ----------------------------------------------------------------------
 
@@ -370,9 +424,11 @@ class FeishuBot:
 
     async def act(self, click: Click) -> Reply:
         """What the click does; a refusal (wrong person, stale card) changes nothing."""
-        person = self.engine.directory.by_feishu_id(click.open_id)
+        person = await self.identity.person_for(click.open_id)
         if person is None:
             return Reply(cards.toast("error", not_in_directory("zh", self.hr_name)))
+        if click.value.get("action") == buttons.LEAVE_FORM_SUBMIT:
+            return await self._leave_submit(click, person)
         return self.reply(await self.answer(click, person), person)
 
     async def answer(self, click: Click, person: Person) -> Answer:

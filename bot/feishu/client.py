@@ -27,6 +27,8 @@ log = structlog.get_logger("feishu")
 DEFAULT_API_URL = "https://open.feishu.cn"
 TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal"
 MESSAGES_PATH = "/open-apis/im/v1/messages"
+CONTACT_BATCH_PATH = "/open-apis/contact/v3/users/batch_get_id"
+CONTACT_USER_PATH = "/open-apis/contact/v3/users"
 TOKEN_MARGIN_S = 600  # refresh ten minutes before Feishu says the token expires
 # "request trigger frequency limit" and the IM frequency limits
 RATE_LIMIT_CODES = frozenset({99991400, 11232, 11233, 230020})
@@ -170,6 +172,27 @@ class FeishuClient:
         )
 
     # --- the request loop ----------------------------------------------------------------------
+
+    async def open_id_by_email(self, email: str) -> str | None:
+        """The open_id of the tenant's user with this email (contact API), None if there is none."""
+        answer = await self._call(
+            "POST",
+            CONTACT_BATCH_PATH,
+            params={"user_id_type": "open_id"},
+            json_body={"emails": [email]},
+        )
+        users = (answer.get("data") or {}).get("user_list") or []
+        found = next((u for u in users if isinstance(u, dict) and u.get("user_id")), None)
+        return str(found["user_id"]) if found else None
+
+    async def email_of(self, open_id: str) -> str | None:
+        """The email of a user (contact API; needs the app's email permission), None if hidden."""
+        answer = await self._call(
+            "GET", f"{CONTACT_USER_PATH}/{open_id}", params={"user_id_type": "open_id"}
+        )
+        user = (answer.get("data") or {}).get("user") or {}
+        email = user.get("email") or user.get("enterprise_email")
+        return str(email) if email else None
 
     def _backoff(self, attempt: int) -> float:
         return self.backoff_s * (2**attempt) * random.uniform(0.8, 1.2)

@@ -3,7 +3,8 @@
 Exactly once per (event, recipient): a Redis key records the message a delivery produced, and
 every send carries a uuid derived from the event id and the recipient, so an event redelivered
 after a crash (between Feishu's answer and our key) is the same message to Feishu, not a second
-one. People without a `feishu_open_id` are skipped: they may be on Slack.
+one. People are found on Feishu by their open_id, else by email through the contact API;
+people Feishu does not know are skipped: they may be on Slack.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import structlog
 from bot.conversation import CardLifecycle, CardRegistry
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
+from bot.feishu.identity import FeishuIdentity
 from bot.feishu.render import PLATFORM, FeishuCards
 from bot.feishu.turns import send_uuid
 from bot.notices import Notice, plan_notices
@@ -39,6 +41,7 @@ class FeishuDelivery:
         self.engine = engine
         self.client = client
         self.redis = redis
+        self.identity = FeishuIdentity(engine.directory, redis, client)
         self.cards = FeishuCards(engine, client)
         self.lifecycle = CardLifecycle(engine, CardRegistry(redis, engine.keys.org))
 
@@ -60,14 +63,15 @@ class FeishuDelivery:
 
         Returns the message id when this call sent it.
         """
-        if not person.feishu_open_id:
-            log.info("person_not_on_feishu", person=person.id, event_id=event.id)
-            return None
         key = delivery("feishu", self.engine.keys.org, event.id, person.id)
         if await self.redis.get(key):
             return None
+        open_id = await self.identity.open_id_for(person)
+        if open_id is None:
+            log.info("person_not_on_feishu", person=person.id, event_id=event.id)
+            return None
         sent = await self.client.send(
-            person.feishu_open_id,
+            open_id,
             "interactive",
             card,
             uuid=send_uuid("outbox", event.id, person.id),

@@ -54,15 +54,16 @@ class FeishuPlatform:
         return await self.bot.handle(request)
 
     async def identify(self, account: str, scope: str = "") -> Person | None:
-        return self.runtime.engine.directory.by_feishu_id(account)
+        return await self._delivery.identity.person_for(account)
 
     def render(self, view: CardView, locale: str) -> dict[str, Any]:
         return render(view, self.runtime.engine, locale)
 
     async def send(self, person: Person, message: object) -> str | None:
-        if not person.feishu_open_id or not isinstance(message, dict):
+        open_id = await self._delivery.identity.open_id_for(person)
+        if open_id is None or not isinstance(message, dict):
             return None
-        sent = await self.client.send(person.feishu_open_id, "interactive", message)
+        sent = await self.client.send(open_id, "interactive", message)
         return str(sent.get("message_id") or "") or None
 
     async def update(self, card: CardRef, view: CardView) -> bool:

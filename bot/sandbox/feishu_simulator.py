@@ -133,6 +133,18 @@ class FeishuSimulator:
         envelope = self.envelope("im.message.receive_v1", event, event_id=event_id)
         return await self.deliver(envelope), envelope
 
+    async def menu(self, open_id: str, event_key: str) -> aiohttp.ClientResponse:
+        """The person picks an item of the bot's menu (application.bot.menu_v6)."""
+        event = {
+            "operator": {
+                "operator_id": {"open_id": open_id, "union_id": "on_" + open_id, "user_id": None},
+                "operator_name": self.standin.tenant.person(open_id).name,
+            },
+            "event_key": event_key,
+            "timestamp": int(self.clock()),
+        }
+        return await self.deliver(self.envelope("application.bot.menu_v6", event))
+
     async def redeliver(self, envelope: dict[str, Any]) -> aiohttp.ClientResponse:
         """Feishu pushes the same event again (same event_id), freshly signed."""
         return await self.deliver(envelope)

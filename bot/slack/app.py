@@ -29,6 +29,7 @@ from agent.i18n import detect_locale, t
 from bot import wording
 from bot.budget import VerificationBudget
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm, buttons
+from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
 from bot.queue import QueueUnavailable, TurnJournal
 from bot.runtime import Runtime
@@ -40,11 +41,8 @@ from bot.slack.queued import SlackIngress, SlackTurnHandler, submit_command, sub
 from bot.slack.render import PLATFORM, SlackCards, address, render
 from bot.slack.turns import ThreadView
 from bot.tasks import BackgroundTasks
-from workflow.chain import resolve_chain
 from workflow.config import Person
 from workflow.errors import (
-    InsufficientBalance,
-    OverlappingLeave,
     StoreUnavailable,
     ValidationFailed,
     WorkflowError,
@@ -345,9 +343,7 @@ class SlackBot:
         await ack(t(locale, "On it — I'll answer in our DM.", "收到，我会在私信中回复你。"))
 
     async def _open_leave_form(self, trigger_id: str, person: Person) -> None:
-        process = self.engine.process("leave")
-        preview = resolve_chain(process, person, {"working_days": 1}, self.engine.directory)
-        approvers = [self.engine.directory.get(s.approver).name for s in preview]
+        approvers = approvers_preview(self.engine, person)
         view = blocks.leave_modal(person, self.engine, person.locale, approvers=approvers)
         try:
             await self.client.views_open(trigger_id=trigger_id, view=view)
@@ -372,23 +368,12 @@ class SlackBot:
             )
             return
         fields = blocks.parse_leave_form(view["state"]["values"])
-        try:
-            proposal = await self.engine.prepare_submit(person.id, "leave", fields)
-            await self.engine.confirm(proposal.pending.id, person.id)
-        except ValidationFailed as e:
-            errors = {FORM_BLOCKS.get(k, "reason"): v for k, v in e.field_errors.items()} or {
-                "leave_type": e.localized(person.locale)
-            }
+        result = await submit_leave(self.engine, person, fields)
+        if result.errors:
+            errors: dict[str, str] = {}
+            for name, text in result.errors.items():  # the half days share one block
+                errors.setdefault(FORM_BLOCKS[name], text)
             await ack(response_action="errors", errors=errors)
-            return
-        except InsufficientBalance as e:
-            await ack(response_action="errors", errors={"end": e.localized(person.locale)})
-            return
-        except OverlappingLeave as e:
-            await ack(response_action="errors", errors={"start": e.localized(person.locale)})
-            return
-        except WorkflowError as e:
-            await ack(response_action="errors", errors={"leave_type": e.localized(person.locale)})
             return
         await ack()
 

@@ -31,6 +31,8 @@ __all__ = ["FeishuFault", "FeishuStandIn", "RecordedRequest", "StoredMessage"]
 TOKEN_PATH = "/open-apis/auth/v3/tenant_access_token/internal"
 MESSAGES_PATH = "/open-apis/im/v1/messages"
 CONTACT_PATH = "/open-apis/contact/v3"
+CONTACT_BATCH_PATH = "/open-apis/contact/v3/users/batch_get_id"
+CONTACT_USER_PATH = "/open-apis/contact/v3/users"
 
 
 @dataclass
@@ -125,6 +127,8 @@ class FeishuStandIn:
                 CONTACT_PATH + "/departments/{message_id}/children", self._handle("departments")
             ),
             web.get(CONTACT_PATH + "/users/find_by_department", self._handle("users")),
+            web.post(CONTACT_BATCH_PATH, self._handle("contact_batch")),
+            web.get(CONTACT_USER_PATH + "/{message_id}", self._handle("contact_user")),
         ]
 
     def add_to(self, app: web.Application) -> None:
@@ -225,6 +229,14 @@ class FeishuStandIn:
                     self._publish("message", message)
             case "departments" | "users":
                 return self._contact(kind, message_id, record.query)
+            case "contact_batch":
+                emails = [str(e) for e in body.get("emails") or []]
+                return {"code": 0, "msg": "success", "data": {"user_list": tenant.by_email(emails)}}
+            case "contact_user":  # the path's id is an open_id here
+                person = tenant.person(message_id)
+                email = tenant.email_of(person.open_id)
+                user = {"open_id": person.open_id, "name": person.name, "email": email}
+                return {"code": 0, "msg": "success", "data": {"user": user}}
             case "patch":
                 message = tenant.patch(message_id, body.get("content"))
                 self._publish("updated", message)
@@ -319,9 +331,9 @@ class FeishuStandIn:
 
     # --- the tenant, for tests and a sandbox ------------------------------------------------------
 
-    def add_user(self, open_id: str, name: str) -> str:
+    def add_user(self, open_id: str, name: str, email: str | None = None) -> str:
         """Register a person who can chat with the bot; returns their p2p chat id."""
-        return self.tenant.add_person(open_id, name).chat_id
+        return self.tenant.add_person(open_id, name, email).chat_id
 
     def user_says(self, open_id: str, text: str, root_id: str | None = None) -> StoredMessage:
         """A person writes to the bot (in the thread of `root_id` when given)."""

@@ -18,6 +18,7 @@ UUID_WINDOW_S = 3600  # Feishu: the same uuid within an hour sends one message
 PATCH_WINDOW_S = 14 * 86_400
 ELEMENT_TAGS = frozenset(
     {"div", "hr", "note", "action", "markdown", "img", "column_set", "form", "input", "button"}
+    | {"select_static", "multi_select_static", "date_picker"}
 )
 BUTTON_TYPES = frozenset({"default", "primary", "danger", "text", "primary_filled"})
 
@@ -110,6 +111,7 @@ class Person:
     open_id: str
     name: str
     chat_id: str
+    email: str | None = None
 
 
 def check_card(card: Any) -> None:
@@ -265,13 +267,25 @@ class Tenant:
     def _ms(self) -> int:
         return int(self.clock() * 1000)
 
-    def add_person(self, open_id: str, name: str) -> Person:
+    def add_person(self, open_id: str, name: str, email: str | None = None) -> Person:
         person = self.people.get(open_id)
         if person is None:
-            person = Person(open_id, name, self._id("oc"))
+            person = Person(open_id, name, self._id("oc"), email)
             self.people[open_id] = person
             self.chats[person.chat_id] = []
         return person
+
+    def by_email(self, emails: list[str]) -> list[dict[str, str]]:
+        """contact/v3/users/batch_get_id: the open_id of each email the tenant knows."""
+        found = {str(c["email"]).casefold(): i for i, c in self.contacts.items() if c.get("email")}
+        found |= {p.email.casefold(): p.open_id for p in self.people.values() if p.email}
+        return [
+            {"email": e, "user_id": found[e.casefold()]} for e in emails if e.casefold() in found
+        ]
+
+    def email_of(self, open_id: str) -> str | None:
+        person = self.person(open_id)
+        return person.email or (self.contacts.get(open_id) or {}).get("email")
 
     def person(self, open_id: str) -> Person:
         person = self.people.get(open_id)
