@@ -480,16 +480,24 @@ class SlackBot:
         await ack()
         self._later(self._approve(body, context), "request_approve")
 
-    async def _approve(self, body: dict[str, Any], context) -> None:
+    async def _step_click(
+        self, body: dict[str, Any], context
+    ) -> tuple[Click, Person, buttons.StepRef] | None:
+        """An approver card's click: who, and which step (a value we never built is refused)."""
         found = await self._clicker(body, context)
         if found is None:
-            return
+            return None
         click, person = found
         try:
-            ref = buttons.parse_step_value(click.value)
+            return click, person, buttons.parse_step_value(click.value)
         except ValueError:
             await self._show(click, self.core.not_valid(person.locale), person)
+            return None
+
+    async def _approve(self, body: dict[str, Any], context) -> None:
+        if (found := await self._step_click(body, context)) is None:
             return
+        click, person, ref = found
         await self._show(click, await self.core.approve(person, ref.request_id, ref.step), person)
         await self._refresh_home_if_there(body, person)
 
@@ -499,15 +507,9 @@ class SlackBot:
         self._later(self._reject_modal(body, context), "request_reject")
 
     async def _reject_modal(self, body: dict[str, Any], context) -> None:
-        found = await self._clicker(body, context)
-        if found is None:
+        if (found := await self._step_click(body, context)) is None:
             return
-        click, person = found
-        try:
-            ref = buttons.parse_step_value(click.value)
-        except ValueError:
-            await self._show(click, self.core.not_valid(person.locale), person)
-            return
+        click, person, ref = found
         answer = await self.core.open_reject(person, ref.request_id, ref.step)
         if not isinstance(answer.card, RejectForm):
             await self._show(click, answer, person)
