@@ -83,3 +83,12 @@ class StoreUnavailable(WorkflowError):
     """Redis could not be reached; nothing was changed."""
 
     code = "store_unavailable"
+
+
+class OutcomeUnknown(StoreUnavailable):
+    """The connection failed while a change was on its way: it may or may not be recorded.
+
+    Read the record back before telling anyone what happened (bot/readback.py).
+    """
+
+    code = "outcome_unknown"

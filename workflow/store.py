@@ -23,7 +23,7 @@ from redis.backoff import ExponentialBackoff
 
 from workflow import codec
 from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
-from workflow.errors import StoreUnavailable
+from workflow.errors import OutcomeUnknown, StoreUnavailable
 from workflow.keys import OrgKeys
 from workflow.models import Request
 
@@ -206,8 +206,9 @@ class Store:
         try:
             status, value = await self._apply(keys=tx.keys, args=[spec])
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
-            raise StoreUnavailable(
-                "The database is unreachable; nothing was changed. Try again shortly."
+            raise OutcomeUnknown(
+                "The database stopped answering; whether this was recorded is not known yet.",
+                zh="数据库没有响应，暂时无法确认是否已记录。",
             ) from e
         if status == "conflict":
             raise Conflict(tx.keys[int(value) - 1])

@@ -7,6 +7,7 @@ and what the clicked card should now show. The engine authorizes; a refusal chan
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Literal
 
@@ -18,9 +19,17 @@ from bot import wording
 from bot.conversation.lifecycle import CardLifecycle, fingerprint, state_line, summary_of
 from bot.conversation.registry import CardRef, Role
 from bot.conversation.views import CardView, Closed, RejectForm, StepClosed, StepLive
+from bot.readback import WAITS_S as READ_BACK_WAITS_S
+from bot.readback import Found, decision_after_failure
 from workflow.config import Person
 from workflow.engine import Engine, Outcome
-from workflow.errors import InvalidState, NotFound, WorkflowError
+from workflow.errors import (
+    InvalidState,
+    NotFound,
+    OutcomeUnknown,
+    StoreUnavailable,
+    WorkflowError,
+)
 from workflow.models import PendingAction, PendingKind, PendingStatus, Request
 from workflow.payloads import DecidePayload, DelegatePayload, pending_payload
 
@@ -106,7 +115,7 @@ class Interactions:
         if _superseded(pending):
             return await self._replaced(pending, person)
         try:
-            outcome = await self.engine.confirm(pending_id, person.id)
+            outcome = await self._confirm_once(pending_id, person.id)
         except WorkflowError as e:
             closed = pending.status is PendingStatus.CANCELLED or isinstance(e, NotFound)
             summary = await self._summary(pending, person.id, locale) if closed else ""
@@ -133,6 +142,19 @@ class Interactions:
                 await self._register(req, pending, person, at, shown=outcome.kind, locale=locale)
         await self._note(thread, f"({person.name}: {result})")
         return Answer(True, result, "success", card, outcome=outcome, locale=locale)
+
+    async def _confirm_once(self, pending_id: str, actor: str) -> Outcome:
+        """engine.confirm; after an unknown outcome, ask again (a second confirm returns the first
+        result, or runs it if it did not happen), so the answer is the record's."""
+        for wait in (*READ_BACK_WAITS_S, None):
+            try:
+                return await self.engine.confirm(pending_id, actor)
+            except OutcomeUnknown:
+                if wait is None:
+                    raise
+                log.info("confirm_outcome_unknown", pending_id=pending_id)
+                await asyncio.sleep(wait)
+        raise AssertionError("unreachable")
 
     async def _register(
         self,
@@ -195,10 +217,40 @@ class Interactions:
             return None
         return StepClosed(req, step)
 
+    async def _read_back(
+        self, person: Person, request_id: str, step: int, decision: str, e: OutcomeUnknown
+    ) -> Answer:
+        """The connection died with the decision on its way: the record says what happened."""
+        back = await decision_after_failure(self.engine, request_id, step, person.id, decision)
+        locale = person.locale
+        match back.found:
+            case Found.DONE:
+                assert back.request is not None
+                text = t(locale, "Approved", "已批准") if decision == "approve" else None
+                if text is None:
+                    who = wording.name_of(self.engine, back.request.requester)
+                    text = t(locale, f"Rejected; {who} is told", f"已驳回，将通知 {who}")
+                return Answer(True, text, "success", StepClosed(back.request, step))
+            case Found.NOT_DONE:
+                return self._refused(
+                    StoreUnavailable(
+                        "The database is unreachable; nothing was changed. Try again shortly.",
+                        zh="暂时无法连接数据库，没有做任何更改。请稍后再试。",
+                    ),
+                    locale,
+                )
+            case Found.OTHER:
+                assert back.request is not None
+                said = wording.decision_text(back.request, step, self.engine, locale)[1]
+                return Answer(False, said, "info", StepClosed(back.request, step))
+        return self._refused(e, locale)
+
     async def approve(self, person: Person, request_id: str, step: int) -> Answer:
         """Approve a step (its confirm dialog was the confirmation); the engine checks who may."""
         try:
             req = await self.engine.decide(request_id, step, person.id, "approve")
+        except OutcomeUnknown as e:
+            return await self._read_back(person, request_id, step, "approve", e)
         except WorkflowError as e:
             return self._refused(e, person.locale, await self._stale(request_id, step, person))
         text = t(person.locale, "Approved", "已批准")
@@ -221,6 +273,8 @@ class Interactions:
         """Reject a step with the reason the approver gave; the requester is told by the worker."""
         try:
             req = await self.engine.decide(request_id, step, person.id, "reject", reason.strip())
+        except OutcomeUnknown as e:
+            return await self._read_back(person, request_id, step, "reject", e)
         except WorkflowError as e:
             return self._refused(e, person.locale)
         who = wording.name_of(self.engine, req.requester)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 import uuid as uuid_lib
 from collections.abc import Awaitable, Callable, Mapping
@@ -44,6 +45,18 @@ def content_of(content: Mapping[str, Any] | str) -> str:
     if isinstance(content, str):
         return content
     return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+
+
+def _code_of(body: Any) -> int:
+    """Feishu's `code` of an answer; -1 when there is none or it is not a number (a proxy page)."""
+    raw = body.get("code", -1) if isinstance(body, dict) else -1
+    if isinstance(raw, bool):
+        return -1
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str) and re.fullmatch(r"-?[0-9]{1,11}", raw):
+        return int(raw)
+    return -1
 
 
 class FeishuClient:
@@ -233,7 +246,7 @@ class FeishuClient:
                 if attempt < self.max_attempts:
                     await self._sleep(self._backoff(attempt - 1))
                 continue
-            code = int(body.get("code", -1)) if isinstance(body, dict) else -1
+            code = _code_of(body)
             msg = str(body.get("msg", "")) if isinstance(body, dict) else f"HTTP {status}"
             if status == 429 or code in RATE_LIMIT_CODES:
                 last = FeishuRateLimited(code, msg, http_status=status, log_id=log_id)

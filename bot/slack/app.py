@@ -35,6 +35,7 @@ from bot.queue import QueueUnavailable, TurnJournal
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_delegation
 from bot.slack.edge import SlackEdge
+from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
 from bot.slack.middleware import PERSON, drop_retries, person_in_context
 from bot.slack.queued import SlackIngress, SlackTurnHandler, submit_command, submit_dm
@@ -287,7 +288,10 @@ class SlackBot:
             log.error("slack_turn_failed", error=str(e))
             await self._say_failure(channel, thread_ts, locale)
         except SlackApiError as e:
-            log.error("slack_turn_api_error", error=e.response.get("error"), exc_info=True)
+            # Slack's own error code says enough; anything stranger (an HTML page, a 5xx, no
+            # answer) is logged with its traceback, once
+            plain = isinstance(e, SlackCallFailed) and e.plain
+            log.error("slack_turn_api_error", error=e.response.get("error"), exc_info=not plain)
             await self._say(channel, thread_ts, wording.slack_failed(locale))
 
     async def _say(self, channel: str, thread_ts: str, text: str) -> None:

@@ -27,7 +27,14 @@ from typing import Annotated, Any, Literal
 import redis.asyncio as aioredis
 import structlog
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.request.internals import parse_body
 from slack_bolt.response import BoltResponse
@@ -43,6 +50,7 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 # `R…:<step>`: a request id and a step index of at most three digits (no 5,000-digit ints)
 REQUEST_STEP = re.compile(r"[A-Za-z0-9_-]{1,64}:[0-9]{1,3}")
 STEP_ACTIONS = frozenset({"request_approve", "request_reject"})
+Obj = dict[str, Any]
 
 
 class _Model(BaseModel):
@@ -72,9 +80,16 @@ class HomeOpened(_Model):
     tab: str | None = None
 
 
+class Event(_Model):
+    type: str
+    user: str | Obj | None = None  # Bolt takes the acting user from here
+    message: Obj | None = None  # Bolt reads these of a message event with .get
+    previous_message: Obj | None = None
+
+
 class EventCallback(_Model):
     type: Literal["event_callback"]
-    event: dict[str, Any]
+    event: Event
     event_id: str | None = None
     team_id: str = ""
 
@@ -106,6 +121,7 @@ class ViewState(_Model):
 
 class View(_Model):
     id: Id
+    type: str  # Bolt reads view.type of every submission
     callback_id: str = ""
     hash: str = ""
     private_metadata: str = ""
@@ -124,6 +140,45 @@ class RejectMetadata(BaseModel):
 
     request_id: Annotated[str, StringConstraints(min_length=1, max_length=64)]
     step: int = Field(ge=0, le=999)
+
+
+class Envelope(_Model):
+    """What Bolt reads of any body before a listener runs (team, user, channel, event…)."""
+
+    type: str | None = None
+    event: Obj | None = None
+    authorizations: list[Obj] | None = None
+    enterprise: Obj | str | None = None
+    team: Obj | str | None = None
+    user: Obj | str | None = None
+    channel: Obj | str | None = None
+    view: Obj = Field(default_factory=dict)  # present means an object: Bolt reads it
+    message: Obj | None = None
+    previous_message: Obj | None = None
+    container: Obj | None = None
+    actions: list[Obj] | None = None
+    is_ext_shared_channel: bool | None = None
+    assistant_thread: Obj | None = None
+    item: Obj | None = None
+    team_id: str | None = None
+    user_id: str | None = None
+    channel_id: str | None = None
+    enterprise_id: str | None = None
+    thread_ts: str | None = None
+    function_execution_id: str | None = None
+
+    @model_validator(mode="after")
+    def _ids_are_text(self) -> Envelope:
+        for part in (self.user, self.team, self.channel, self.enterprise):
+            if isinstance(part, dict) and not isinstance(part.get("id", ""), str | None):
+                raise ValueError("an id that is not text")
+        return self
+
+
+# what reaches Bolt: events, the URL challenge, clicks, forms (None: a slash command)
+KINDS = frozenset(
+    {None, "event_callback", "url_verification", "block_actions", "view_submission", "view_closed"}
+)
 
 
 class Refused(Exception):
@@ -172,10 +227,15 @@ def check_shape(body: dict[str, Any]) -> str | None:
         Refused: (200) a signed request of a shape no listener can act on safely.
         ValidationError: the same, found by a model.
     """
+    Envelope.model_validate(body)
+    if "event" in body and not isinstance(body["event"], dict):
+        raise Refused(200, "event: not an object")
     kind = body.get("type")
+    if kind not in KINDS:
+        raise Refused(200, f"type: {str(kind)[:40]!r} is not handled here")
     if kind == "event_callback":
         envelope = EventCallback.model_validate(body)
-        event = envelope.event
+        event = envelope.event.model_dump()
         if event.get("type") == "message" and not (event.get("bot_id") or event.get("subtype")):
             if event.get("channel_type") == "im":
                 DirectMessage.model_validate(event)

@@ -67,6 +67,11 @@ class SlackCallFailed(SlackApiError):
         super().__init__(f"Slack {method} failed: {code}{where}", FailedResponse(code, status))
 
     @property
+    def plain(self) -> bool:
+        """Slack answered normally with an error code (HTTP 200, `ok: false`): the code says it all."""
+        return self.status == 200
+
+    @property
     def retryable(self) -> bool:
         """Whether trying again later may succeed (rate limits, server errors, no answer)."""
         return self.ambiguous or self.code in ("ratelimited", "unreachable") or self.status == 429

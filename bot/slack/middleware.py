@@ -62,7 +62,7 @@ def person_in_context(identity: SlackIdentity) -> Callable[..., Awaitable[None]]
 
     async def middleware(body: dict[str, Any], context: AsyncBoltContext, next: Next) -> None:
         event = body.get("event") if isinstance(body.get("event"), dict) else {}
-        user = context.user_id
+        user = context.user_id if isinstance(context.user_id, str) else None
         if user and not event.get("bot_id"):  # the bot's own messages are nobody's
             try:
                 context[PERSON] = await identity.person_for(context.team_id or "", user)
