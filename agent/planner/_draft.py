@@ -21,7 +21,13 @@ from agent.planner._conversation import Task, Turn
 from agent.planner._reading import Intent
 from agent.planner._slots import leave_reason, leave_type, rx
 
-__all__ = ["Draft", "apply_correction", "correction", "draft_under_discussion"]
+__all__ = [
+    "Draft",
+    "apply_correction",
+    "correction",
+    "draft_under_discussion",
+    "reads_as_correction",
+]
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,19 @@ _ONE_MORE = rx(
 )
 _ONE_LESS = rx(r"\bone\s+(?:day\s+)?(?:less|fewer)\b|少请一天|少一天|减一天")
 _LEAVE_NOUNS = rx(r"\b(?:leave|day\s+off|days\s+off|time\s+off|pto)\b|请假|假")
+
+
+# a day or a part of one: what a correction changes ("make it Thursday", "改成后天")
+_DAY_WORD = rx(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|tmrw|tmr)\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\bnext\s+week\b|\b(?:morning|afternoon)\b"
+    r"|今天|明天|后天|大后天|周[一二三四五六日天]|星期[一二三四五六日天]|礼拜|[一二两三四五六七八九十\d]+天|上午|下午|号"
+)
+
+
+def reads_as_correction(text: str) -> bool:
+    """Whether a message changes a draft ("actually make it Thursday", "不对，是后天")."""
+    return bool(_MARKER.search(text)) and bool(_DAY_WORD.search(text))
 
 
 def correction(

@@ -17,6 +17,7 @@ from agent.planner._conversation import (
     result_ids,
     result_items,
 )
+from agent.planner._draft import reads_as_correction
 from agent.planner._reading import TASKS, Intent, looks_like_question, looks_like_request
 from agent.planner._replies import (
     CONFIRM_HINTS,
@@ -354,6 +355,8 @@ def _start(task: Task, turn: Turn, ctx: Context, lang: Lang) -> Step:
             return Call("request_details", {"request_id": slots["request_id"]})
         if looks_like_question(turn.user):
             return Reply(text("off_topic", lang))
+        if reads_as_correction(turn.user):
+            return Reply(text("no_draft_to_change", lang))  # a correction outside a draft's thread
         if looks_like_request(turn.user):
             return Reply(text("unclear", lang))  # never the small-talk line: it reads as consent
         return Reply(text("smalltalk", lang))

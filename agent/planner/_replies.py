@@ -244,6 +244,13 @@ _TEXT: dict[str, dict[Lang, str]] = {
         ),
         "zh": "这个我做不了——我可以帮你准备请假、报销和出差申请，查看假期余额和申请进度，以及准备审批。",
     },
+    "no_draft_to_change": {
+        "en": (
+            "I don't see a request in this conversation to change. Reply in the thread of the "
+            "card you want to change, or tell me the whole request (type and dates)."
+        ),
+        "zh": "这个对话里没有可以修改的申请。请在要修改的卡片下回复，或者把完整的申请告诉我（假种和日期）。",
+    },
     "days_or_range": {
         "en": "Do you mean just those days ({days}), or everything from {start} to {end}?",
         "zh": "是只请这几天（{days}），还是从{start}到{end}连着请？",

@@ -12,7 +12,7 @@ from datetime import datetime
 import fakeredis
 import pytest
 
-from agent.events import ProposalReady
+from agent.events import FinalAnswer, ProposalReady
 from agent.loop import Agent
 from agent.memory import ThreadMemory
 from agent.messages import Message, ModelResponse, ToolSpec
@@ -651,6 +651,29 @@ async def test_the_corrections_the_issue_lists(person, first, first_start, fix, 
 )
 async def test_the_issue_phrasings_that_got_the_small_talk_line_now_get_none(person, lang, text):
     await passes(one("issue-no-consent", person, lang, text, asked(), NoConsent()))
+
+
+@pytest.mark.parametrize(
+    ("person", "lang", "text", "says"),
+    [
+        ("oliver", "en", "actually make it Thursday", "don't see a request in this conversation"),
+        ("priya", "en", "sorry I meant tomorrow", "don't see a request in this conversation"),
+        ("zhangsan", "zh", "不对，是后天", "没有可以修改的申请"),
+        ("lisi", "zh", "改成两天吧", "没有可以修改的申请"),
+    ],
+)
+async def test_a_correction_where_no_draft_is_open_says_so_and_drafts_nothing(
+    person, lang, text, says
+):
+    """A correction typed as a new message (a new thread, no draft) is not met with small talk."""
+    result = await run_scenario(
+        one("correction-no-draft", person, lang, text, asked(), NoConsent()), OfflinePlanner()
+    )
+    assert result.passed, result.failures
+    turn = result.turns[0]
+    assert not turn.proposals
+    answers = [e for e in turn.events if isinstance(e, FinalAnswer)]
+    assert answers and says in answers[-1].text
 
 
 @pytest.mark.parametrize(
