@@ -45,7 +45,3 @@ def person_prompt(directory: Directory, person: Person, today: date) -> str:
         f"Today: {today.isoformat()} ({today:%A})"
     )
 
-
-def system_prompt(config: OrgConfig, directory: Directory, person: Person, today: date) -> str:
-    """Both parts as one text, for callers that send a single system message."""
-    return stable_prompt(config) + "\n\n" + person_prompt(directory, person, today)

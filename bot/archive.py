@@ -30,13 +30,6 @@ def month_file(directory: Path, org: str, month: date) -> Path:
     return directory / org / f"requests-{month:%Y-%m}.jsonl.gz"
 
 
-def months_between(first: date, last: date) -> list[date]:
-    """The first days of the months from `first` to `last`, newest first."""
-    out, cur = [], date(last.year, last.month, 1)
-    while cur >= date(first.year, first.month, 1):
-        out.append(cur)
-        cur = date(cur.year - (cur.month == 1), 12 if cur.month == 1 else cur.month - 1, 1)
-    return out
 
 
 def cutoff(engine: Engine, months: int) -> datetime:

@@ -59,11 +59,6 @@ def parse_step_value(value: str) -> StepRef:
         raise ValueError(f"not a step button value: {value[:80]!r}") from e
 
 
-def parse_pending_value(value: str) -> PendingRef:
-    try:
-        return PendingRef(pending_id=value)
-    except ValidationError as e:
-        raise ValueError(f"not a pending button value: {value[:80]!r}") from e
 
 
 # --- Feishu: the reference inside the value object ---------------------------------------------

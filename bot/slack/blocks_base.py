@@ -8,7 +8,6 @@ limit with "…" instead of being refused by Slack.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -26,8 +25,6 @@ from slack_sdk.models.blocks import (
 
 from agent.i18n import t
 from bot.presentation.text import ELLIPSIS, escape_html, truncate
-from workflow.config import ProcessDef
-from workflow.engine import Engine
 
 MESSAGE_BLOCKS_MAX = 50
 VIEW_BLOCKS_MAX = 100
@@ -138,9 +135,6 @@ def message(fallback: str, blocks: list[Block]) -> SlackMessage:
 # --- wording shared by the cards, forms and the Home tab -------------------------------------
 
 
-def fmt_time(at: datetime | None) -> str:
-    """'2026-12-02 09:00' (in the time zone it was recorded in: the decider's)."""
-    return f"{at:%Y-%m-%d %H:%M}" if at is not None else "?"
 
 
 def step_of(index: int, total: int, name: str | None, locale: str) -> str:
@@ -154,15 +148,8 @@ def step_of(index: int, total: int, name: str | None, locale: str) -> str:
     return t(locale, f"Step {index + 1} of {total}", f"第 {index + 1}/{total} 步")
 
 
-def lower_first(text: str) -> str:
-    """'Step 1 of 2 (Manager)' → 'step 1 of 2 (Manager)', for use mid-sentence."""
-    return text[:1].lower() + text[1:]
 
 
-def process_of(engine: Engine | None, key: str | None) -> ProcessDef | None:
-    if engine is None or key is None:
-        return None
-    return engine.config.processes_by_key.get(key)
 
 
 def and_more(hidden: int, locale: str) -> str:
