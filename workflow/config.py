@@ -17,7 +17,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from workflow import calendar
 from workflow.clock import zone
@@ -244,8 +252,44 @@ class ProcessDef(_Strict):
         return self.name_zh if locale == "zh" else self.name
 
 
+class Accrual(_Strict):
+    """Leave earned month by month, and how much of a year's rest carries into the next.
+
+    Applied by the scheduler once per month (workflow/accrual.py). What is left of a year
+    carries into the next up to `carry_over_cap` days; carried days not taken by
+    `carry_over_expires` (month-day, e.g. "03-31") lapse.
+    """
+
+    monthly_days: float = Field(gt=0, le=31, description="days earned on the 1st of each month")
+    carry_over_cap: float = Field(default=0, ge=0, le=366, description="most days carried over")
+    carry_over_expires: str | None = Field(
+        default=None, description="MM-DD: carried days not taken by this day lapse"
+    )
+
+    @field_validator("carry_over_expires")
+    @classmethod
+    def _month_day(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        if not re.fullmatch(r"\d\d-\d\d", v):
+            raise ValueError(f'{v!r} is not a month-day like "03-31"')
+        try:
+            date.fromisoformat(f"2001-{v}")  # not a leap year: 02-29 would lapse on no day
+        except ValueError:
+            raise ValueError(f'{v!r} is not a day of the year (month-day, like "03-31")') from None
+        return v
+
+    def expiry(self, year: int) -> date | None:
+        """The day carried days lapse after, in `year`."""
+        return (
+            date.fromisoformat(f"{year}-{self.carry_over_expires}")
+            if self.carry_over_expires
+            else None
+        )
+
+
 class LeaveType(_Strict):
-    """A type of leave with its yearly allowance (None: no allowance, e.g. unpaid)."""
+    """A type of leave with its yearly allowance (None: no allowance, e.g. unpaid), and its accrual."""
 
     key: str = Field(pattern=_ID)
     name: str
@@ -253,6 +297,22 @@ class LeaveType(_Strict):
     allowance_days: float | None = Field(default=None, ge=0)
     allowance_by_country: dict[str, float] = Field(default_factory=dict)
     reason_required: bool = False
+    # with accrual, the allowance is allowance_days (0 if unset) + what was earned and carried
+    accrual: Accrual | None = None
+
+    @field_validator("accrual", mode="wrap")
+    @classmethod
+    def _name_the_type(cls, v: Any, handler: Any, info: ValidationInfo) -> Accrual | None:
+        """A bad accrual value is reported with the leave type's key and the field's name."""
+        try:
+            return handler(v)
+        except ValidationError as e:
+            key = info.data.get("key", "?")
+            what = "; ".join(
+                f"accrual.{_dotted(err['loc']) if err['loc'] else '(table)'}: {err['msg'].removeprefix('Value error, ')}"
+                for err in e.errors()
+            )
+            raise ValueError(f"leave type {key!r}: {what}") from None
 
     def allowance_for(self, country: str) -> float | None:
         if self.allowance_days is None:

@@ -110,6 +110,20 @@ class OrgKeys:
         return f"{self.tag}:directory_meta"
 
     @property
+    def accrual_done(self) -> str:
+        """Hash period → when: accrual periods every person's ledger has had (workflow/accrual.py)."""
+        return f"{self.tag}:accrual"
+
+    @property
+    def feed_tokens(self) -> str:
+        """Hash sha256(token) → person: the live calendar-feed tokens (workflow/feed.py)."""
+        return f"{self.tag}:feeds"
+
+    def feed_of(self, person_id: str) -> str:
+        """Hash {v, token}: the sha256 of the person's one live calendar-feed token."""
+        return f"{self.tag}:feed_of:{person_id}"
+
+    @property
     def outbox(self) -> str:
         """Stream of workflow events, appended in the same atomic step as each transition."""
         return f"{self.tag}:outbox"

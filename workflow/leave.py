@@ -23,6 +23,26 @@ def used_field(year: int, leave_type: str) -> str:
     return f"{year}:{leave_type}:used"
 
 
+def accrued_field(year: int, leave_type: str) -> str:
+    """Days earned in `year` by monthly accrual (workflow/accrual.py)."""
+    return f"{year}:{leave_type}:accrued"
+
+
+def carried_field(year: int, leave_type: str) -> str:
+    """Days carried into `year` from the year before."""
+    return f"{year}:{leave_type}:carried"
+
+
+def lapsed_field(year: int, leave_type: str) -> str:
+    """Carried days of `year` that lapsed, untaken, at the carry-over expiry."""
+    return f"{year}:{leave_type}:lapsed"
+
+
+def accrual_done_field(period: str) -> str:
+    """Set in a ledger in the same write as an accrual period's days: the period is done for them."""
+    return f"accrual:{period}"
+
+
 def derive(fields: Mapping[str, Any], person: Person) -> dict[str, Any]:
     """Working days (total and per year) and calendar days for dated requests."""
     if "start" not in fields or "end" not in fields:
@@ -144,13 +164,19 @@ def check_overlap(entry: LeaveEntry, ledger: Mapping[str, str]) -> None:
 
 @dataclass(frozen=True)
 class Balance:
-    """One leave type's allowance for a year and what is used and reserved of it."""
+    """One leave type's allowance for a year and what is used and reserved of it.
+
+    With accrual, `carried` is what is left of the days carried over from last year (they are
+    taken first) and `carried_expires` the day they lapse after, while some are left to lapse.
+    """
 
     leave_type: str
     year: int
     allowance: float | None
     used: float
     reserved: float
+    carried: float = 0.0
+    carried_expires: date | None = None
 
     @property
     def available(self) -> float | None:
@@ -159,7 +185,7 @@ class Balance:
         return self.allowance - self.used - self.reserved
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "leave_type": self.leave_type,
             "year": self.year,
             "allowance": self.allowance,
@@ -167,16 +193,34 @@ class Balance:
             "pending": self.reserved,
             "available": self.available,
         }
+        if self.carried:
+            out["carried_over"] = self.carried
+            if self.carried_expires is not None:
+                out["carried_over_expires"] = self.carried_expires.isoformat()
+        return out
+
+
+def _days(ledger: Mapping[str, str], name: str) -> float:
+    return float(ledger.get(name, 0) or 0)
 
 
 def balance(ledger: Mapping[str, str], leave_type: LeaveType, person: Person, year: int) -> Balance:
-    return Balance(
-        leave_type=leave_type.key,
-        year=year,
-        allowance=leave_type.allowance_for(person.country),
-        used=float(ledger.get(used_field(year, leave_type.key), 0) or 0),
-        reserved=float(ledger.get(reserved_field(year, leave_type.key), 0) or 0),
+    used = _days(ledger, used_field(year, leave_type.key))
+    reserved = _days(ledger, reserved_field(year, leave_type.key))
+    allowance = leave_type.allowance_for(person.country)
+    accrual = leave_type.accrual
+    if accrual is None:
+        return Balance(leave_type.key, year, allowance, used, reserved)
+    carried = _days(ledger, carried_field(year, leave_type.key))
+    lapsed = _days(ledger, lapsed_field(year, leave_type.key))
+    allowance = (
+        (allowance or 0.0) + _days(ledger, accrued_field(year, leave_type.key)) + carried - lapsed
     )
+    # carried days are taken (and booked) first; after the lapse none are left, since the lapse
+    # took what was carried and not yet used
+    carried_left = max(0.0, carried - lapsed - used - reserved)
+    expires = accrual.expiry(year) if carried_left else None
+    return Balance(leave_type.key, year, allowance, used, reserved, carried_left, expires)
 
 
 def check_balance(

@@ -16,7 +16,7 @@ from importlib import resources
 
 import structlog
 
-from workflow import away
+from workflow import accrual, away
 from workflow.chain import FALLBACK_ROLE
 from workflow.engine import Engine
 from workflow.models import (
@@ -241,13 +241,15 @@ class Scheduler:
     # --- daily digests and weekly who's-out --------------------------------------------------
 
     async def periodic(self) -> int:
-        """Queue each approver's morning digest and each manager's weekly who's-out, once each."""
+        """Queue each approver's morning digest and each manager's weekly who's-out, once each;
+        credit leave accrual when a period starts."""
         engine, policy = self.engine, self.engine.config.policy
         now = self._now()
         digest_at, weekly_at = (
             time.fromisoformat(policy.digest_time),
             time.fromisoformat(policy.weekly_out_time),
         )
+        await accrual.apply_due(engine, now.date())  # once per period; one read when done
         managers = {p.manager for p in engine.directory if p.manager}
         queued = 0
         for person in engine.directory:

@@ -8,6 +8,7 @@ from typing import Any
 from agent.i18n import fmt_days, fmt_range, t
 from workflow.config import OrgConfig
 from workflow.directory import Directory
+from workflow.leave import Balance
 from workflow.models import Request, RequestStatus, Step
 
 STATUS_ZH = {
@@ -97,3 +98,19 @@ def request_row(
         "waiting_for": directory.get(step.assignee).name if step and step.assignee else None,
         "step": f"{step.index + 1}/{len(req.steps)}" if step else None,
     }
+
+
+def carried_note(b: Balance, locale: str) -> str:
+    """ ", of which 3 carried over, expiring 31 Mar" — empty when nothing carried over is left."""
+    if not b.carried:
+        return ""
+    d = b.carried_expires
+    if d is None:
+        return t(
+            locale, f", of which {b.carried:g} carried over", f"，其中 {b.carried:g} 天为上年结转"
+        )
+    return t(
+        locale,
+        f", of which {b.carried:g} carried over, expiring {d.day} {d:%b}",
+        f"，其中 {b.carried:g} 天为上年结转，{d.month}月{d.day}日到期",
+    )

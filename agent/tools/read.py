@@ -9,7 +9,7 @@ from pydantic import Field
 from agent.i18n import fmt_days, fmt_range, t
 from agent.tools.base import Observation, Tool, ToolArgs, ToolContext, ok
 from agent.tools.dates_arg import span
-from agent.tools.describe import request_row, status_text, what, where_it_is
+from agent.tools.describe import carried_note, request_row, status_text, what, where_it_is
 from workflow.models import RequestStatus
 
 # Date arguments say which day they are, never how to write it: the system prompt says that
@@ -84,6 +84,7 @@ async def my_balances(ctx: ToolContext, args: BalancesArgs) -> Observation:
                     f"{name}: {b.available:g} of {b.allowance:g} days left",
                     f"{name}：剩余 {b.available:g} 天（共 {b.allowance:g} 天）",
                 )
+                + carried_note(b, loc)
                 + (
                     t(loc, f", {b.reserved:g} pending", f"，{b.reserved:g} 天审批中")
                     if b.reserved

@@ -9,7 +9,7 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
 from agent.i18n import t
-from agent.tools.describe import what, where_it_is
+from agent.tools.describe import carried_note, what, where_it_is
 from bot.slack.blocks_base import (
     LIST_MAX,
     VIEW_BLOCKS_MAX,
@@ -45,7 +45,7 @@ def _balance_value(b: Balance, locale: str) -> str:
         locale,
         f"{days_text(b.available, locale)} left of {b.allowance:g}",
         f"剩余 {b.available:g} / {b.allowance:g} 天",
-    )
+    ) + carried_note(b, locale)
     if b.reserved:
         text += t(locale, f" ({b.reserved:g} pending)", f"（{b.reserved:g} 天待批）")
     return text
