@@ -22,12 +22,14 @@ import structlog
 from workflow.config import OrgConfig, Person
 from workflow.engine import Engine
 from workflow.leave import (
+    ACCRUED,
+    CARRIED,
+    LAPSED,
     accrual_done_field,
-    accrued_field,
     balance,
-    carried_field,
-    lapsed_field,
+    ledger_days,
     used_field,
+    year_field,
 )
 from workflow.store import Conflict, Tx
 
@@ -50,10 +52,6 @@ def periods_due(config: OrgConfig, today: date) -> list[str]:
     return out
 
 
-def _days(ledger: Mapping[str, str], name: str) -> float:
-    return float(ledger.get(name, 0) or 0)
-
-
 def credits(
     period: str, ledger: Mapping[str, str], person: Person, config: OrgConfig
 ) -> dict[str, float]:
@@ -70,21 +68,21 @@ def credits(
         if lt is None or lt.accrual is None:  # the organisation file changed since
             return {}
         left = (
-            _days(ledger, carried_field(year, key))
-            - _days(ledger, lapsed_field(year, key))
-            - _days(ledger, used_field(year, key))
+            ledger_days(ledger, year_field(year, key, CARRIED))
+            - ledger_days(ledger, year_field(year, key, LAPSED))
+            - ledger_days(ledger, used_field(year, key))
         )
-        return {lapsed_field(year, key): left} if left > 0 else {}
+        return {year_field(year, key, LAPSED): left} if left > 0 else {}
     year, month = int(period[:4]), int(period[5:7])
     out: dict[str, float] = {}
     for lt in config.leave_types:
         if lt.accrual is None:
             continue
-        out[accrued_field(year, lt.key)] = lt.accrual.monthly_days
+        out[year_field(year, lt.key, ACCRUED)] = lt.accrual.monthly_days
         if month == 1 and lt.accrual.carry_over_cap > 0:
             rest = balance(ledger, lt, person, year - 1).available or 0.0
             if (carry := min(lt.accrual.carry_over_cap, rest)) > 0:
-                out[carried_field(year, lt.key)] = carry
+                out[year_field(year, lt.key, CARRIED)] = carry
     return out
 
 
@@ -127,7 +125,7 @@ async def _apply_person(
                 continue
             for name, days in credits(period, view, person, engine.config).items():
                 tx.hincrbyfloat(key, name, days)
-                view[name] = repr(_days(view, name) + days)  # a later period sees it
+                view[name] = repr(ledger_days(view, name) + days)  # a later period sees it
             tx.hset(key, accrual_done_field(period), "1")
             view[accrual_done_field(period)] = "1"
             wrote = True

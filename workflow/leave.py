@@ -23,19 +23,14 @@ def used_field(year: int, leave_type: str) -> str:
     return f"{year}:{leave_type}:used"
 
 
-def accrued_field(year: int, leave_type: str) -> str:
-    """Days earned in `year` by monthly accrual (workflow/accrual.py)."""
-    return f"{year}:{leave_type}:accrued"
+# Accrual's day counts of a year, beside `used` and `reserved` (workflow/accrual.py): days earned
+# by monthly accrual, days carried in from the year before, carried days that lapsed untaken.
+ACCRUED, CARRIED, LAPSED = "accrued", "carried", "lapsed"
 
 
-def carried_field(year: int, leave_type: str) -> str:
-    """Days carried into `year` from the year before."""
-    return f"{year}:{leave_type}:carried"
-
-
-def lapsed_field(year: int, leave_type: str) -> str:
-    """Carried days of `year` that lapsed, untaken, at the carry-over expiry."""
-    return f"{year}:{leave_type}:lapsed"
+def year_field(year: int, leave_type: str, kind: str) -> str:
+    """A ledger field holding one of accrual's day counts (ACCRUED, CARRIED, LAPSED) for a year."""
+    return f"{year}:{leave_type}:{kind}"
 
 
 def accrual_done_field(period: str) -> str:
@@ -200,21 +195,25 @@ class Balance:
         return out
 
 
-def _days(ledger: Mapping[str, str], name: str) -> float:
+def ledger_days(ledger: Mapping[str, str], name: str) -> float:
+    """The day count in one ledger field (0 when unset)."""
     return float(ledger.get(name, 0) or 0)
 
 
 def balance(ledger: Mapping[str, str], leave_type: LeaveType, person: Person, year: int) -> Balance:
-    used = _days(ledger, used_field(year, leave_type.key))
-    reserved = _days(ledger, reserved_field(year, leave_type.key))
+    used = ledger_days(ledger, used_field(year, leave_type.key))
+    reserved = ledger_days(ledger, reserved_field(year, leave_type.key))
     allowance = leave_type.allowance_for(person.country)
     accrual = leave_type.accrual
     if accrual is None:
         return Balance(leave_type.key, year, allowance, used, reserved)
-    carried = _days(ledger, carried_field(year, leave_type.key))
-    lapsed = _days(ledger, lapsed_field(year, leave_type.key))
+    carried = ledger_days(ledger, year_field(year, leave_type.key, CARRIED))
+    lapsed = ledger_days(ledger, year_field(year, leave_type.key, LAPSED))
     allowance = (
-        (allowance or 0.0) + _days(ledger, accrued_field(year, leave_type.key)) + carried - lapsed
+        (allowance or 0.0)
+        + ledger_days(ledger, year_field(year, leave_type.key, ACCRUED))
+        + carried
+        - lapsed
     )
     # carried days are taken (and booked) first; after the lapse none are left, since the lapse
     # took what was carried and not yet used
