@@ -52,11 +52,16 @@ def mount(app: web.Application, found: Sequence[Platform]) -> None:
     for platform in found:
         app.router.add_post(platform.path, platform.receive)
 
-    async def close(_: web.Application) -> None:
-        for platform in found:
-            await platform.aclose()
+    async def cleanup(_: web.Application) -> None:
+        await close(found)
 
-    app.on_cleanup.append(close)
+    app.on_cleanup.append(cleanup)
+
+
+async def close(found: Sequence[Platform]) -> None:
+    """Close every platform's HTTP sessions (a process that mounted them: `mount` does it)."""
+    for platform in found:
+        await platform.aclose()
 
 
 def notifier(runtime: Runtime, found: Sequence[Platform], consumer: str) -> OutboxWorker:

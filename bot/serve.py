@@ -1,4 +1,9 @@
-"""`approvals-bot serve` (Slack and/or Feishu over HTTP, or Slack Socket Mode) and `approvals-bot worker`."""
+"""`approvals-bot serve` (every configured platform over HTTP, or Slack Socket Mode) and `approvals-bot worker`.
+
+Both compose through `bot.compose`: serve mounts each platform's callback URL; the worker
+gives the notifier each platform's delivery and mounts nothing (no Bolt app is built there).
+Both run queued turns, which every platform hands to this process's turn runner.
+"""
 
 from __future__ import annotations
 
@@ -6,64 +11,34 @@ import asyncio
 import contextlib
 import signal
 import socket
+from collections.abc import Sequence
 
 import structlog
 from aiohttp import web
 
-from bot.budget import budget_for
-from bot.feishu import feishu_delivery, feishu_routes
-from bot.feishu.wiring import feishu_bot, feishu_enabled
+from bot import compose
+from bot.compose import NOTIFIER_GROUP
 from bot.metrics import metrics_handler, serve_metrics
-from bot.notifier import Delivery, OutboxWorker
+from bot.platform import Platform
 from bot.queue import ping_within, warm_pool
 from bot.runtime import Runtime, build_runtime
 from bot.settings import Settings, SettingsError, require
-from bot.slack.app import SlackBot, slack_routes
-from bot.slack.client import close_client, make_client, shared_session
-from bot.slack.delivery import SlackDelivery
+from bot.slack.app import SlackBot
+from bot.slack.platform import SlackPlatform
 from bot.tasks import BackgroundTasks
 from bot.worker import run_worker
 from workflow.outbox import Outbox
 from workflow.scheduler import Scheduler
 
 log = structlog.get_logger("bot")
-NOTIFIER_GROUP = "notifier"
 HEALTHZ_DEADLINE_S = 0.5  # /healthz answers within a second even when Redis hangs
 WARM_CONNECTIONS = 32  # pooled Redis connections made at start-up, before any burst
-NO_PLATFORM = (
-    "Neither Slack nor Feishu is configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, "
-    "or FEISHU_APP_ID, FEISHU_APP_SECRET and FEISHU_VERIFICATION_TOKEN (or try `approvals-bot sandbox`)."
-)
-
-
-def slack_configured(settings: Settings) -> bool:
-    return bool(settings.slack_bot_token or settings.slack_signing_secret)
-
-
-def slack_bot(
-    runtime: Runtime, settings: Settings, tasks: BackgroundTasks | None = None
-) -> SlackBot:
-    require(settings, "slack_bot_token", "slack_signing_secret")
-    client = make_client(
-        settings.slack_bot_token.get_secret_value(),
-        settings.slack_api_url,
-        session=shared_session(),
-    )
-    return SlackBot(
-        runtime,
-        client,
-        settings.slack_signing_secret.get_secret_value(),
-        streaming=settings.slack_streaming,
-        tasks=tasks,
-        max_turns=settings.max_concurrent_turns,
-        budget=budget_for(settings),
-    )
 
 
 def make_app(
-    runtime: Runtime, settings: Settings, slack: SlackBot | None, tasks: BackgroundTasks
+    runtime: Runtime, found: Sequence[Platform], tasks: BackgroundTasks
 ) -> web.Application:
-    """POST /slack/events and/or /feishu/events, GET /healthz (checks Redis) and GET /metrics."""
+    """Each platform's callback URL, GET /healthz (checks Redis) and GET /metrics."""
 
     async def healthz(_: web.Request) -> web.Response:
         # its own small pool: a burst of turns holding every pooled connection does not fail it
@@ -77,9 +52,7 @@ def make_app(
         await tasks.drain()
 
     app = web.Application()
-    if slack is not None:
-        slack_routes(slack, app)
-    feishu_routes(runtime, settings, app, tasks)
+    compose.mount(app, found)
     app.router.add_get("/healthz", healthz)
     app.router.add_get(
         # read through the ingress client: a hung Redis costs /metrics a second, not minutes
@@ -91,32 +64,8 @@ def make_app(
 
 
 def web_app(bot: SlackBot) -> web.Application:
-    """The Slack bot's web app (tests and the sandbox)."""
-    return make_app(bot.runtime, bot.runtime.settings, bot, bot.tasks)
-
-
-def make_notifier(
-    runtime: Runtime, settings: Settings, slack: SlackBot | None, consumer: str
-) -> OutboxWorker:
-    """The outbox worker delivering to every configured platform."""
-    deliveries: list[Delivery] = []
-    if slack is not None:
-        deliveries.append(SlackDelivery(runtime.engine, slack.client, slack.identity))
-    if (feishu := feishu_delivery(runtime, settings)) is not None:
-        deliveries.append(feishu)
-    return OutboxWorker(
-        Outbox(runtime.redis, runtime.engine.keys, NOTIFIER_GROUP), deliveries, consumer
-    )
-
-
-def notifier_for(bot: SlackBot, consumer: str) -> OutboxWorker:
-    return make_notifier(bot.runtime, bot.runtime.settings, bot, consumer)
-
-
-def _platforms(runtime: Runtime, settings: Settings, tasks: BackgroundTasks) -> SlackBot | None:
-    if not slack_configured(settings) and not feishu_enabled(settings):
-        raise SettingsError(NO_PLATFORM)
-    return slack_bot(runtime, settings, tasks) if slack_configured(settings) else None
+    """The Slack bot's web app (tests)."""
+    return make_app(bot.runtime, [SlackPlatform(bot)], bot.tasks)
 
 
 def _stop_on_signals() -> asyncio.Event:
@@ -151,27 +100,22 @@ async def _stop_runner(task: asyncio.Task | None, tasks: BackgroundTasks) -> Non
     await tasks.drain()
 
 
-async def _close(runtime: Runtime, slack: SlackBot | None) -> None:
-    if slack is not None:
-        await close_client(slack.client)
-    await runtime.close()
-
-
 async def serve(settings: Settings, socket_mode: bool) -> int:
     runtime = build_runtime(settings)
     tasks = BackgroundTasks()
-    slack = _platforms(runtime, settings, tasks)
+    found = compose.platforms(runtime, settings, tasks)
     stop = _stop_on_signals()
     warming = asyncio.create_task(_warm(runtime), name="warm")  # beside start-up, not before it
     if socket_mode:
         from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
+        slack = next((p for p in found if isinstance(p, SlackPlatform)), None)
         if slack is None:
             raise SettingsError(
                 "Socket Mode is for Slack: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET."
             )
         require(settings, "slack_app_token")
-        handler = AsyncSocketModeHandler(slack.app, settings.slack_app_token.get_secret_value())
+        handler = AsyncSocketModeHandler(slack.bot.app, settings.slack_app_token.get_secret_value())
         await handler.connect_async()
         turns = _start_runner(runtime, stop, settings.serve_runs_turns)
         log.info("serving_socket_mode")
@@ -179,9 +123,10 @@ async def serve(settings: Settings, socket_mode: bool) -> int:
         await handler.close_async()
         await warming
         await _stop_runner(turns, tasks)
-        await _close(runtime, slack)
+        await compose.close(found)
+        await runtime.close()
         return 0
-    runner = web.AppRunner(make_app(runtime, settings, slack, tasks))
+    runner = web.AppRunner(make_app(runtime, found, tasks))
     await runner.setup()
     await web.TCPSite(runner, "0.0.0.0", settings.port).start()
     turns = _start_runner(runtime, stop, settings.serve_runs_turns)
@@ -189,30 +134,27 @@ async def serve(settings: Settings, socket_mode: bool) -> int:
         "serving",
         port=settings.port,
         persistent=runtime.persistent,
-        slack=slack is not None,
-        feishu=feishu_enabled(settings),
+        platforms=[p.name for p in found],
         runs_turns=turns is not None,
     )
     await stop.wait()
     await warming
     await _stop_runner(turns, tasks)
-    await runner.cleanup()
-    await _close(runtime, slack)
+    await runner.cleanup()  # closes the platforms' sessions too (see `compose.mount`)
+    await runtime.close()
     return 0
 
 
 async def worker(settings: Settings) -> int:
+    """Notifier, scheduler and a turn runner; each platform's delivery and turns, no callback URL."""
     runtime = build_runtime(settings)
     tasks = BackgroundTasks()
-    slack = _platforms(runtime, settings, tasks)
-    feishu = feishu_bot(runtime, settings, tasks)  # runs Feishu's queued turns
+    found = compose.platforms(runtime, settings, tasks)  # they hand the runner their turns
     stop = _stop_on_signals()
     consumer = f"{socket.gethostname()}:{id(stop):x}"
-    notifier = make_notifier(runtime, settings, slack, consumer)
+    notifier = compose.notifier(runtime, found, consumer)
     warming = asyncio.create_task(_warm(runtime), name="warm")
-    log.info(
-        "worker_started", consumer=consumer, platforms=[d.platform for d in notifier.deliveries]
-    )
+    log.info("worker_started", consumer=consumer, platforms=[p.name for p in found])
     metrics = None
     if settings.metrics_port is not None:
         metrics = await serve_metrics(settings.metrics_port, notifier.outbox)
@@ -222,11 +164,6 @@ async def worker(settings: Settings) -> int:
     await _stop_runner(turns, tasks)
     if metrics is not None:
         await metrics.cleanup()
-    if feishu is not None:
-        await feishu.client.close()
-    for delivery in notifier.deliveries:
-        close = getattr(delivery, "aclose", None)
-        if close is not None:
-            await close()
-    await _close(runtime, slack)
+    await compose.close(found)
+    await runtime.close()
     return 0

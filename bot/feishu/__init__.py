@@ -1,5 +1,6 @@
 """The Feishu / Lark adapter: events and card callbacks in, open-API messages and cards out.
 
+- `platform.FeishuPlatform`: Feishu as a `bot.platform.Platform`, built from the settings
 - `app.FeishuBot`: POST /feishu/events (url_verification, messages, card clicks)
 - `delivery.FeishuDelivery`: the notifier's Feishu delivery
 - `client.FeishuClient`: the open API over aiohttp (token, send, reply, PATCH a card)
@@ -11,7 +12,6 @@ from bot.feishu.app import FeishuBot
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
 from bot.feishu.errors import CallbackRejected, FeishuError, FeishuRateLimited, FeishuUnavailable
-from bot.feishu.wiring import feishu_delivery, feishu_enabled, feishu_routes
 
 __all__ = [
     "CallbackRejected",
@@ -21,7 +21,4 @@ __all__ = [
     "FeishuError",
     "FeishuRateLimited",
     "FeishuUnavailable",
-    "feishu_delivery",
-    "feishu_enabled",
-    "feishu_routes",
 ]

@@ -462,9 +462,4 @@ class FeishuBot:
         return Reply(cards.toast(answer.tone, answer.text), card)
 
 
-def feishu_routes_for(bot: FeishuBot, app: web.Application, path: str = "/feishu/events") -> None:
-    """Mount POST /feishu/events on an aiohttp application."""
-    app.router.add_post(path, bot.handle)
-
-
-__all__ = ["Click", "FeishuBot", "Reply", "feishu_routes_for", "message_text", "thread_key"]
+__all__ = ["Click", "FeishuBot", "Reply", "message_text", "thread_key"]

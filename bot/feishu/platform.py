@@ -1,4 +1,9 @@
-"""Feishu as a `Platform`: the callback handler only where callbacks are received."""
+"""Feishu as a `Platform`: built from the FEISHU_* settings, or absent when none is given.
+
+`feishu_platform` builds the one `FeishuBot` (open-API client, identity, cards, conversation
+core) and hands this process's turn runner Feishu's queued turns; its callback URL is
+mounted only by `serve` (see `bot.compose.mount`), never by the worker.
+"""
 
 from __future__ import annotations
 
@@ -7,60 +12,44 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.budget import VerificationBudget, budget_for
+from bot.budget import budget_for
 from bot.conversation import CardRef, CardView
 from bot.feishu.app import FeishuBot
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
-from bot.feishu.render import PLATFORM, FeishuCards, render
-from bot.feishu.wiring import EVENTS_PATH, feishu_client, feishu_enabled
+from bot.feishu.render import PLATFORM, render
 from bot.runtime import Runtime
 from bot.settings import Settings, require
 from bot.tasks import BackgroundTasks
 from workflow.config import Person
 
+EVENTS_PATH = "/feishu/events"
+
 
 class FeishuPlatform:
-    """Feishu over its open API; the callback handler (`bot`) is built on the first callback."""
+    """Feishu over its open API, around one `FeishuBot`."""
 
     name = PLATFORM
     path = EVENTS_PATH
 
-    def __init__(
-        self,
-        runtime: Runtime,
-        client: FeishuClient,
-        *,
-        verification_token: str,
-        encrypt_key: str | None,
-        tasks: BackgroundTasks,
-        budget: VerificationBudget | None = None,
-    ) -> None:
-        self.runtime = runtime
-        self.client = client
-        self._bot_args: dict[str, Any] = {
-            "verification_token": verification_token,
-            "encrypt_key": encrypt_key,
-            "tasks": tasks,
-            "budget": budget,
-        }
-        self.cards = FeishuCards(runtime.engine, client)
-
-    @cached_property
-    def bot(self) -> FeishuBot:
-        return FeishuBot(self.runtime, self.client, **self._bot_args)
+    def __init__(self, bot: FeishuBot) -> None:
+        self.bot = bot
+        self.runtime = bot.runtime
+        self.client = bot.client
+        self.cards = bot.cards
+        bot.turns  # noqa: B018 - from now on this process's turn runner runs Feishu's turns
 
     async def receive(self, request: web.Request) -> web.Response:
         return await self.bot.handle(request)
 
     async def identify(self, account: str, scope: str = "") -> Person | None:
-        return await self._delivery.identity.person_for(account)
+        return await self.bot.identity.person_for(account)
 
     def render(self, view: CardView, locale: str) -> dict[str, Any]:
         return render(view, self.runtime.engine, locale)
 
     async def send(self, person: Person, message: object) -> str | None:
-        open_id = await self._delivery.identity.open_id_for(person)
+        open_id = await self.bot.identity.open_id_for(person)
         if open_id is None or not isinstance(message, dict):
             return None
         sent = await self.client.send(open_id, "interactive", message)
@@ -80,6 +69,24 @@ class FeishuPlatform:
         await self.client.close()
 
 
+def feishu_enabled(settings: Settings) -> bool:
+    """Whether any Feishu setting is given (then the required ones must all be)."""
+    return bool(
+        settings.feishu_app_id or settings.feishu_app_secret or settings.feishu_verification_token
+    )
+
+
+def feishu_client(settings: Settings) -> FeishuClient:
+    """The open-API client for FEISHU_APP_ID / FEISHU_APP_SECRET at FEISHU_API_URL."""
+    require(settings, "feishu_app_id", "feishu_app_secret")
+    assert settings.feishu_app_id is not None and settings.feishu_app_secret is not None
+    return FeishuClient(
+        settings.feishu_app_id,
+        settings.feishu_app_secret.get_secret_value(),
+        settings.feishu_api_url,
+    )
+
+
 def feishu_platform(
     runtime: Runtime, settings: Settings, tasks: BackgroundTasks
 ) -> FeishuPlatform | None:
@@ -94,10 +101,12 @@ def feishu_platform(
     assert settings.feishu_verification_token is not None
     key = settings.feishu_encrypt_key
     return FeishuPlatform(
-        runtime,
-        feishu_client(settings),
-        verification_token=settings.feishu_verification_token.get_secret_value(),
-        encrypt_key=key.get_secret_value() if key else None,
-        tasks=tasks,
-        budget=budget_for(settings),
+        FeishuBot(
+            runtime,
+            feishu_client(settings),
+            verification_token=settings.feishu_verification_token.get_secret_value(),
+            encrypt_key=key.get_secret_value() if key else None,
+            tasks=tasks,
+            budget=budget_for(settings),
+        )
     )

@@ -27,10 +27,9 @@ import aiohttp
 import structlog
 from aiohttp import web
 
-from bot.feishu.app import FeishuBot, feishu_routes_for
+from bot.feishu.app import FeishuBot
 from bot.feishu.client import FeishuClient
-from bot.feishu.delivery import FeishuDelivery
-from bot.feishu.wiring import EVENTS_PATH
+from bot.feishu.platform import EVENTS_PATH, FeishuPlatform
 from bot.sandbox.feishu_simulator import FeishuSimulator
 from bot.sandbox.standins.feishu.server import FeishuFault, FeishuStandIn
 from bot.tasks import BackgroundTasks
@@ -117,12 +116,9 @@ class SandboxFeishu:
             encrypt_key=self.encrypt_key,
             tasks=tasks,
         )
-        # The notifier's delivery has its own client, as `feishu_delivery` builds it in the product.
-        self.delivery = FeishuDelivery(
-            runtime.engine,
-            FeishuClient(self.app_id, self.app_secret, PLACEHOLDER_API_URL),
-            runtime.redis,
-        )
+        # mounted and given to the notifier by the sandbox server, through bot.compose
+        self.platform = FeishuPlatform(self.bot)
+        self.delivery = self.platform.delivery()
         self.events_url: str | None = None
         self._http: aiohttp.ClientSession | None = None
         self._sim: FeishuSimulator | None = None
@@ -132,11 +128,10 @@ class SandboxFeishu:
     # -- wiring --------------------------------------------------------------------------------
 
     def add_to(self, app: web.Application) -> None:
-        """Mount the stand-in under /feishu-api/, the bot at /feishu/events, the page's API."""
+        """Mount the stand-in under /feishu-api/ and the page's API (the bot: `bot.compose.mount`)."""
         api = web.Application()
         self.standin.add_to(api)
         app.add_subapp(API_PREFIX, api)
-        feishu_routes_for(self.bot, app, EVENTS_PATH)
         app.add_routes(
             [
                 web.get("/sandbox/feishu/snapshot", self.snapshot),
@@ -151,8 +146,7 @@ class SandboxFeishu:
         base = base_url.rstrip("/")
         api_url = base + API_PREFIX
         self.standin.base_url = api_url
-        self.client.api_url = api_url
-        self.delivery.client.api_url = api_url
+        self.client.api_url = api_url  # the bot's and the delivery's: one client
         self.events_url = base + EVENTS_PATH
         if self._sim is not None:
             self._sim.events_url = self.events_url
@@ -179,12 +173,11 @@ class SandboxFeishu:
             queue.put_nowait(_CLOSE)
 
     async def close(self) -> None:
-        """Close the HTTP sessions: the simulator's and both open-API clients'."""
+        """Close the HTTP sessions: the simulator's and the open-API client's."""
         if self._http is not None:
             await self._http.close()
             self._http, self._sim = None, None
         await self.client.close()
-        await self.delivery.aclose()
 
     # -- helpers --------------------------------------------------------------------------------
 

@@ -31,16 +31,18 @@ from urllib.parse import urlsplit, urlunsplit
 import structlog
 from aiohttp import web
 
+from bot import compose
 from bot.runtime import Runtime, build_runtime
 from bot.sandbox.api import SandboxApi
 from bot.sandbox.feishu import SandboxFeishu
 from bot.sandbox.guard import PageGuard, is_loopback, new_token
 from bot.sandbox.slack_simulator import SlackSimulator
 from bot.sandbox.standins.slack.server import SlackStandIn
-from bot.serve import make_app, make_notifier
+from bot.serve import make_app
 from bot.settings import Settings, SettingsError
 from bot.slack.app import SlackBot
 from bot.slack.client import make_client
+from bot.slack.platform import SlackPlatform
 from bot.worker import run_worker
 from workflow.directory import Directory
 from workflow.scheduler import Scheduler
@@ -80,18 +82,6 @@ def register_people(standin: SlackStandIn, directory: Directory) -> int:
         )
         count += 1
     return count
-
-
-def without_feishu(settings: Settings) -> Settings:
-    """The settings with any FEISHU_* app removed: the sandbox's Feishu is its own stand-in."""
-    return settings.model_copy(
-        update={
-            "feishu_app_id": None,
-            "feishu_app_secret": None,
-            "feishu_verification_token": None,
-            "feishu_encrypt_key": None,
-        }
-    )
 
 
 def mask_url(url: str) -> str:
@@ -189,7 +179,9 @@ class Sandbox:
         self.feishu = SandboxFeishu(
             runtime, self.bot.tasks, clock=lambda: engine_clock.now().timestamp()
         )
-        self.settings = without_feishu(runtime.settings)
+        # composed as serve and worker are (bot.compose), from the sandbox's own two platforms:
+        # their credentials are made here and their APIs are the stand-ins, not the settings'
+        self.platforms = [SlackPlatform(self.bot), self.feishu.platform]
         self.simulator: SlackSimulator | None = None
         self.base_url: str | None = None
         self.api = SandboxApi(self, store=store, model=model)
@@ -199,9 +191,8 @@ class Sandbox:
         self._runner: web.AppRunner | None = None
 
     def _build_app(self) -> web.Application:
-        # POST /slack/events, GET /healthz, drains the bots' tasks (no FEISHU_* app from the
-        # environment: the Feishu bot here is the sandbox's own, over its stand-in)
-        app = make_app(self.runtime, self.settings, self.bot, self.bot.tasks)
+        # POST /slack/events and /feishu/events, GET /healthz, drains the bots' tasks
+        app = make_app(self.runtime, self.platforms, self.bot.tasks)
         app.middlewares.append(self.guard.middleware)
         self.standin.add_to(app, "/api/")
         self.feishu.add_to(app)
@@ -261,10 +252,7 @@ class Sandbox:
         It delivers to Slack and to the Feishu stand-in, as `approvals-bot worker` does when
         both platforms are configured.
         """
-        notifier = make_notifier(
-            self.runtime, self.settings, self.bot, f"sandbox:{secrets.token_hex(4)}"
-        )
-        notifier.deliveries.append(self.feishu.delivery)
+        notifier = compose.notifier(self.runtime, self.platforms, f"sandbox:{secrets.token_hex(4)}")
         scheduler = Scheduler(self.runtime.engine)
         self._worker_stop.clear()
         self._worker = asyncio.create_task(

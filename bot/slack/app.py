@@ -13,6 +13,7 @@ import asyncio
 import json
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from typing import Any
 
 import redis.exceptions
@@ -146,20 +147,27 @@ class SlackBot:
         self.lifecycle = CardLifecycle(self.engine, registry)
         self.core = Interactions(self.engine, runtime.memory, self.lifecycle)
         self.edge = SlackEdge(signing_secret, runtime.redis, budget)
-        self.app = AsyncApp(
-            client=client, signing_secret=signing_secret, process_before_response=True
-        )
+        self._signing_secret = signing_secret
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
         self.turns = runtime.turns
         self.ingress = SlackIngress(self.turns)
+        # this process's turn runner runs Slack's queued turns (serve and worker alike)
         self.turns.runner.register("slack", SlackTurnHandler(self), self.tasks)
-        self._register()
 
     # --- plumbing ----------------------------------------------------------------------------
 
-    def _register(self) -> None:
-        app = self.app
+    @cached_property
+    def app(self) -> AsyncApp:
+        """The Bolt app and its listeners, built on the first callback Bolt answers.
+
+        A process that only runs turns and delivers (the worker) never builds it.
+        """
+        app = AsyncApp(
+            client=self.client,
+            signing_secret=self._signing_secret,
+            process_before_response=True,
+        )
         app.use(drop_retries(self.runtime.redis))
         app.use(person_in_context(self.identity))
         app.event("message")(self.on_message)
@@ -175,6 +183,7 @@ class SlackBot:
         app.view("leave_form")(self.on_leave_submit)
         app.action("open_delegation_form")(self.on_open_delegation_form)
         app.view("delegation_form")(self.on_delegation_submit)
+        return app
 
     async def handle(self, request: web.Request) -> web.Response:
         """POST /slack/events: verified, parsed and de-duplicated at the edge, then Bolt's listeners.
@@ -582,8 +591,3 @@ class SlackBot:
         if not answer.ok:
             await self._ephemeral(click.channel, click.user, answer.text)
         await self.publish_home(click.user, person)
-
-
-def slack_routes(bot: SlackBot, app: web.Application) -> None:
-    """Mount POST /slack/events on an aiohttp application."""
-    app.router.add_post("/slack/events", bot.handle)

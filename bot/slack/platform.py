@@ -1,69 +1,43 @@
-"""Slack as a `Platform`: the Bolt app only where callbacks are received (never in the worker)."""
+"""Slack as a `Platform`: its pieces are built once, by `SlackBot`; the Bolt app only where callbacks arrive.
+
+`slack_platform` reads the settings and builds the one `SlackBot` (Web API client, identity,
+cards, conversation core, turn handler); the Bolt app inside it is made on the first callback
+Bolt must answer, so the worker, which runs turns and delivers, never builds one.
+"""
 
 from __future__ import annotations
 
 from functools import cached_property
 
 from aiohttp import web
-from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.budget import VerificationBudget, budget_for
+from bot.budget import budget_for
 from bot.conversation import CardRef, CardView
 from bot.runtime import Runtime
 from bot.settings import Settings, require
 from bot.slack.app import SlackBot
 from bot.slack.blocks import SlackMessage
-from bot.slack.client import make_client
+from bot.slack.client import close_client, make_client, shared_session
 from bot.slack.delivery import SlackDelivery
-from bot.slack.identity import SlackIdentity
-from bot.slack.render import PLATFORM, SlackCards, render
+from bot.slack.render import PLATFORM, render
 from bot.tasks import BackgroundTasks
 from workflow.config import Person
 
+EVENTS_PATH = "/slack/events"
+
 
 class SlackPlatform:
-    """Slack over the Web API; the Bolt app (`bot`) is built on the first callback."""
+    """Slack over the Web API, around one `SlackBot` (its Bolt app is built on the first callback)."""
 
     name = PLATFORM
-    path = "/slack/events"
+    path = EVENTS_PATH
 
-    def __init__(
-        self,
-        runtime: Runtime,
-        client: AsyncWebClient,
-        signing_secret: str,
-        *,
-        streaming: bool = True,
-        tasks: BackgroundTasks | None = None,
-        max_turns: int = 100,
-        budget: VerificationBudget | None = None,
-        bot: SlackBot | None = None,
-    ) -> None:
-        self.runtime = runtime
-        self.client = client
-        self._secret = signing_secret
-        self._options = {
-            "streaming": streaming,
-            "tasks": tasks,
-            "max_turns": max_turns,
-            "budget": budget,
-        }
-        if bot is not None:
-            self.__dict__["bot"] = bot
-        self.identity = (
-            bot.identity if bot else SlackIdentity(runtime.engine.directory, runtime.redis, client)
-        )
-        self.cards = SlackCards(runtime.engine, client)
-
-    @classmethod
-    def of(cls, bot: SlackBot) -> SlackPlatform:
-        """The platform around an existing bot (the sandbox and the tests build their own)."""
-        return cls(bot.runtime, bot.client, "", tasks=bot.tasks, bot=bot)
-
-    @cached_property
-    def bot(self) -> SlackBot:
-        """The Bolt app and its listeners: only a process that receives Slack's callbacks builds it."""
-        return SlackBot(self.runtime, self.client, self._secret, **self._options)
+    def __init__(self, bot: SlackBot) -> None:
+        self.bot = bot
+        self.runtime = bot.runtime
+        self.client = bot.client
+        self.identity = bot.identity
+        self.cards = bot.cards
 
     async def receive(self, request: web.Request) -> web.Response:
         return await self.bot.handle(request)
@@ -96,9 +70,7 @@ class SlackPlatform:
         return self._delivery
 
     async def aclose(self) -> None:
-        session = getattr(self.client, "session", None)
-        if session is not None and not session.closed:
-            await session.close()
+        await close_client(self.client)
 
 
 def slack_configured(settings: Settings) -> bool:
@@ -110,19 +82,27 @@ def slack_platform(
 ) -> SlackPlatform | None:
     """Slack from SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET, or None when neither is set.
 
+    Call it inside the running event loop (the Web API client's keep-alive session is made here).
+
     Raises:
         SettingsError: one of the two is set without the other.
     """
     if not slack_configured(settings):
         return None
     require(settings, "slack_bot_token", "slack_signing_secret")
-    client = make_client(settings.slack_bot_token.get_secret_value(), settings.slack_api_url)
+    client = make_client(
+        settings.slack_bot_token.get_secret_value(),
+        settings.slack_api_url,
+        session=shared_session(),
+    )
     return SlackPlatform(
-        runtime,
-        client,
-        settings.slack_signing_secret.get_secret_value(),
-        streaming=settings.slack_streaming,
-        tasks=tasks,
-        max_turns=settings.max_concurrent_turns,
-        budget=budget_for(settings),
+        SlackBot(
+            runtime,
+            client,
+            settings.slack_signing_secret.get_secret_value(),
+            streaming=settings.slack_streaming,
+            tasks=tasks,
+            max_turns=settings.max_concurrent_turns,
+            budget=budget_for(settings),
+        )
     )

@@ -18,10 +18,12 @@ from agent.loop import Agent
 from agent.memory import ThreadMemory
 from agent.model import ChatModel
 from agent.planner import OfflinePlanner
+from bot import compose
 from bot.feishu import cards
-from bot.feishu.app import FeishuBot, feishu_routes_for
+from bot.feishu.app import FeishuBot
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
+from bot.feishu.platform import FeishuPlatform
 from bot.notifier import OutboxWorker
 from bot.runtime import Runtime
 from bot.sandbox.feishu_simulator import FeishuSimulator
@@ -93,7 +95,7 @@ async def start_harness(
     client = FeishuClient(APP_ID, APP_SECRET, standin.base_url, backoff_s=0.01, timeout_s=5)
     bot = FeishuBot(runtime, client, verification_token=VERIFICATION_TOKEN, encrypt_key=encrypt_key)
     app = web.Application()
-    feishu_routes_for(bot, app)
+    compose.mount(app, [FeishuPlatform(bot)])
     server = TestServer(app)
     await server.start_server()
     http = aiohttp.ClientSession()

@@ -11,7 +11,8 @@ from aiohttp import web
 from agent.loop import Agent
 from agent.memory import ThreadMemory
 from agent.planner import OfflinePlanner
-from bot.feishu import feishu_delivery, feishu_routes
+from bot import compose
+from bot.feishu.platform import feishu_platform
 from bot.runtime import Runtime
 from bot.settings import Settings, SettingsError
 from bot.tasks import BackgroundTasks
@@ -42,12 +43,9 @@ def runtime(settings: Settings) -> Runtime:
 
 
 def test_nothing_is_mounted_without_feishu_settings():
-    """With no FEISHU_* settings there is no /feishu/events route and no delivery."""
+    """With no FEISHU_* settings there is no Feishu platform: no route, no delivery."""
     settings = Settings(_env_file=None)
-    app = web.Application()
-    assert feishu_routes(runtime(settings), settings, app, BackgroundTasks()) is None
-    assert feishu_delivery(runtime(settings), settings) is None
-    assert not [r for r in app.router.routes() if "feishu" in str(r.resource)]
+    assert feishu_platform(runtime(settings), settings, BackgroundTasks()) is None
 
 
 async def test_a_configured_app_mounts_the_route_and_a_delivery():
@@ -61,17 +59,16 @@ async def test_a_configured_app_mounts_the_route_and_a_delivery():
         feishu_api_url="https://open.larksuite.com/",
     )
     app = web.Application()
-    bot = feishu_routes(runtime(settings), settings, app, BackgroundTasks())
-    assert bot is not None and bot.client.api_url == "https://open.larksuite.com"
+    feishu = feishu_platform(runtime(settings), settings, BackgroundTasks())
+    assert feishu is not None and feishu.client.api_url == "https://open.larksuite.com"
+    compose.mount(app, [feishu])
     assert [r.method for r in app.router.routes() if "feishu" in str(r.resource)] == ["POST"]
-    delivery = feishu_delivery(runtime(settings), settings)
-    assert delivery is not None and delivery.platform == "feishu"
-    await delivery.aclose()
-    await bot.client.close()
+    assert feishu.delivery().platform == "feishu"
+    await feishu.aclose()
 
 
 def test_half_a_configuration_names_what_is_missing():
     """An app id without its secret stops start-up with the missing variable's name."""
     settings = Settings(_env_file=None, feishu_app_id="cli_x", feishu_verification_token="v")
     with pytest.raises(SettingsError, match="FEISHU_APP_SECRET"):
-        feishu_routes(runtime(settings), settings, web.Application(), BackgroundTasks())
+        feishu_platform(runtime(settings), settings, BackgroundTasks())

@@ -38,7 +38,7 @@ async def test_healthz_says_not_ok_without_the_store_s_address():
     await runtime.redis.aclose()
     runtime.redis = aioredis.from_url(f"redis://127.0.0.1:{port}/0")  # the store went away
     runtime.turns.queue.ingress = runtime.redis  # (/healthz asks through the ingress client)
-    async with TestClient(TestServer(make_app(runtime, settings, None, BackgroundTasks()))) as c:
+    async with TestClient(TestServer(make_app(runtime, [], BackgroundTasks()))) as c:
         resp = await c.get("/healthz")
         text = await resp.text()
     await runtime.close()
