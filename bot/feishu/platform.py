@@ -34,9 +34,6 @@ class FeishuPlatform:
 
     def __init__(self, bot: FeishuBot) -> None:
         self.bot = bot
-        self.runtime = bot.runtime
-        self.client = bot.client
-        self.cards = bot.cards
         bot.turns  # noqa: B018 - from now on this process's turn runner runs Feishu's turns
 
     async def receive(self, request: web.Request) -> web.Response:
@@ -46,27 +43,27 @@ class FeishuPlatform:
         return await self.bot.identity.person_for(account)
 
     def render(self, view: CardView, locale: str) -> dict[str, Any]:
-        return render(view, self.runtime.engine, locale)
+        return render(view, self.bot.runtime.engine, locale)
 
     async def send(self, person: Person, message: object) -> str | None:
         open_id = await self.bot.identity.open_id_for(person)
         if open_id is None or not isinstance(message, dict):
             return None
-        sent = await self.client.send(open_id, "interactive", message)
+        sent = await self.bot.client.send(open_id, "interactive", message)
         return str(sent.get("message_id") or "") or None
 
     async def update(self, card: CardRef, view: CardView) -> bool:
-        return await self.cards.update(card, view)
+        return await self.bot.cards.update(card, view)
 
     @cached_property
     def _delivery(self) -> FeishuDelivery:
-        return FeishuDelivery(self.runtime.engine, self.client, self.runtime.redis)
+        return FeishuDelivery(self.bot.runtime.engine, self.bot.client, self.bot.runtime.redis)
 
     def delivery(self) -> FeishuDelivery:
         return self._delivery
 
     async def aclose(self) -> None:
-        await self.client.close()
+        await self.bot.client.close()
 
 
 def feishu_enabled(settings: Settings) -> bool:

@@ -34,43 +34,39 @@ class SlackPlatform:
 
     def __init__(self, bot: SlackBot) -> None:
         self.bot = bot
-        self.runtime = bot.runtime
-        self.client = bot.client
-        self.identity = bot.identity
-        self.cards = bot.cards
 
     async def receive(self, request: web.Request) -> web.Response:
         return await self.bot.handle(request)
 
     async def identify(self, account: str, scope: str = "") -> Person | None:
-        return await self.identity.person_for(scope, account)
+        return await self.bot.identity.person_for(scope, account)
 
     def render(self, view: CardView, locale: str) -> SlackMessage:
-        return render(view, self.runtime.engine, locale)
+        return render(view, self.bot.runtime.engine, locale)
 
     @cached_property
     def _delivery(self) -> SlackDelivery:
-        return SlackDelivery(self.runtime.engine, self.client, self.identity)
+        return SlackDelivery(self.bot.runtime.engine, self.bot.client, self.bot.identity)
 
     async def send(self, person: Person, message: object) -> str | None:
         if not isinstance(message, SlackMessage):
             raise TypeError(f"Slack sends a SlackMessage, not {type(message).__name__}")
-        channel = await self.identity.dm_channel(await self._delivery.team_id(), person)
+        channel = await self.bot.identity.dm_channel(await self._delivery.team_id(), person)
         if channel is None:
             return None
-        posted = await self.client.chat_postMessage(
+        posted = await self.bot.client.chat_postMessage(
             channel=channel, text=message.text, blocks=message.blocks
         )
         return f"{channel}:{posted['ts']}"
 
     async def update(self, card: CardRef, view: CardView) -> bool:
-        return await self.cards.update(card, view)
+        return await self.bot.cards.update(card, view)
 
     def delivery(self) -> SlackDelivery:
         return self._delivery
 
     async def aclose(self) -> None:
-        await close_client(self.client)
+        await close_client(self.bot.client)
 
 
 def slack_configured(settings: Settings) -> bool:

@@ -60,7 +60,7 @@ async def test_a_configured_app_mounts_the_route_and_a_delivery():
     )
     app = web.Application()
     feishu = feishu_platform(runtime(settings), settings, BackgroundTasks())
-    assert feishu is not None and feishu.client.api_url == "https://open.larksuite.com"
+    assert feishu is not None and feishu.bot.client.api_url == "https://open.larksuite.com"
     compose.mount(app, [feishu])
     assert [r.method for r in app.router.routes() if "feishu" in str(r.resource)] == ["POST"]
     assert feishu.delivery().platform == "feishu"
