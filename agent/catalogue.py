@@ -1,0 +1,109 @@
+"""Everything the bot and the agent say, in English and Chinese, keyed by codes.
+
+The one catalogue: modules name a code and its values; none writes a sentence of its own.
+It lives below `bot` so the agent's tools and loop read from it too (agent never imports bot).
+Values are filled with str.format; `{from_}` because `from` is a keyword.
+"""
+
+from __future__ import annotations
+
+CATALOGUE: dict[str, tuple[str, str]] = {
+    # why a step is held by someone other than its approver (workflow.models.RoutedReason)
+    "routed.delegated": (
+        "{from_} delegated approvals to {to} until {until}.",
+        "{from_} 已委托 {to} 代为审批（至 {until}）。",
+    ),
+    "routed.on_leave": (
+        "{from_} is on leave until {until}; sent to {to}.",
+        "{from_} 休假至 {until}，已转交 {to} 审批。",
+    ),
+    "routed.escalated": (
+        "No decision by {from_} within {hours} working hours; escalated to {to}.",
+        "{from_} 在 {hours} 个工作小时内未审批，已上报 {to} 审批。",
+    ),
+    "routed.unknown": ("Sent to {to}.", "已转交 {to} 审批。"),
+    # context lines
+    "line.submitted": ("Submitted {at} · {id}", "提交于 {at} · {id}"),
+    "line.replaced": ("Replaced by the card below", "已被下方的新卡片取代"),
+    "line.and_more": ("…and {n} more", "……另有 {n} 项"),
+    "line.only_you": (
+        "Nothing happens until you click {verb}. Only {who} can confirm this.",
+        "点击「{verb}」后才会生效；只有 {who} 可以确认。",
+    ),
+    # labels of facts and paragraphs
+    "label.requester": ("Requester", "申请人"),
+    "label.request": ("Request", "申请"),
+    "label.type": ("Type", "类型"),
+    "label.dates": ("Dates", "日期"),
+    "label.working_days": ("Working days", "工作日"),
+    "label.balance_after": ("Balance after", "审批后余额"),
+    "label.balance_after_submit": ("Balance after", "提交后余额"),
+    "label.approval": ("Approval", "审批人"),
+    "label.decision": ("Decision", "决定"),
+    "label.step": ("Step", "步骤"),
+    "label.to": ("To", "提醒对象"),
+    "label.delegate": ("Delegate", "代理审批人"),
+    "label.from": ("From", "开始"),
+    "label.until": ("Until", "结束"),
+    "label.reason": ("Reason", "事由"),
+    "label.reject_reason": ("Reason", "理由"),
+    "label.comment": ("Comment", "意见"),
+    "label.note": ("Note", "附言"),
+    "label.team_out": ("Also out in the team then", "同组同期请假"),
+    "value.days_left": ("{days} left", "剩余 {days}"),
+    "value.yes": ("Yes", "是"),
+    "value.no": ("No", "否"),
+    "word.nobody": ("Nobody", "无"),
+    "value.awaiting": (" (awaiting approval)", "（审批中）"),
+    "line.digest_where": (
+        "Open the approvals app's Home tab, or ask me, to decide them.",
+        "在审批应用的「主页」中处理，或直接问我。",
+    ),
+    # values of choice fields (a value not listed shows as itself, capitalised)
+    "choice.travel": ("Travel", "差旅"),
+    "choice.meals": ("Meals", "餐饮"),
+    "choice.equipment": ("Equipment", "设备"),
+    "choice.training": ("Training", "培训"),
+    "choice.other": ("Other", "其他"),
+    # buttons
+    "button.submit": ("Submit", "提交"),
+    "button.approve": ("Approve", "批准"),
+    "button.reject": ("Reject", "驳回"),
+    "button.withdraw": ("Withdraw", "撤回"),
+    "button.remind": ("Send reminder", "发送提醒"),
+    "button.delegate": ("Delegate", "确认委托"),
+    "button.confirm": ("Confirm", "确认"),
+    "button.cancel": ("Cancel", "取消"),
+    "button.back": ("Back", "返回"),
+    # titles of confirm cards, by pending kind
+    "confirm.title.submit": ("Submit this request?", "提交此申请？"),
+    "confirm.title.approve": ("Approve this request?", "批准此申请？"),
+    "confirm.title.reject": ("Reject this request?", "驳回此申请？"),
+    "confirm.title.withdraw": ("Withdraw this request?", "撤回此申请？"),
+    "confirm.title.remind": ("Send a reminder?", "发送催办提醒？"),
+    "confirm.title.delegate": ("Delegate your approvals?", "委托他人代为审批？"),
+    "confirm.title.other": ("Please confirm", "请确认"),
+    "confirm.title.done": ("Confirmed", "已确认"),
+    "confirm.title.cancelled": ("Cancelled", "已取消"),
+    # the approver's card
+    "fallback.approval": ("{who} asks for your approval: {what}", "{who} 请你审批：{what}"),
+    "fallback.dash": (" — {text}", "：{text}"),
+    "banner.reminder": ("Reminder from {who}", "{who} 的催办提醒"),
+    "banner.reminder_note": (": {note}", "：{note}"),
+    "dialog.approve.title": ("Approve this request?", "批准此申请？"),
+    "dialog.approve.text": ("Approve {who}'s {what}?", "批准 {who} 的{what}？"),
+    "dialog.approve.then": (" It then goes to {who} ({step}).", "之后转 {who}（{step}）审批。"),
+    "dialog.approve.last": (" This is the last step.", "这是最后一步。"),
+    "dialog.reject.text": (
+        "{who} will be told, with your reason.",
+        "将通知 {who}，并附上你的理由。",
+    ),
+    "form.reject.label": ("Reason for rejecting", "驳回理由"),
+    "form.reject.placeholder": ("{who} will see this reason.", "{who} 会看到这条理由。"),
+}
+
+
+def say(code: str, locale: str, **values: object) -> str:
+    """The catalogue's sentence for `code` in `locale`, with its values filled in."""
+    en, zh = CATALOGUE[code]
+    return (zh if locale == "zh" else en).format(**values)

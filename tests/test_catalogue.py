@@ -1,0 +1,89 @@
+"""The one catalogue of wording: every code in both languages, and no sentence written elsewhere."""
+
+from __future__ import annotations
+
+import ast
+import string
+from pathlib import Path
+
+from agent.catalogue import CATALOGUE, say
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Modules still allowed to write an inline t(locale, "en", "zh") pair, with how many.
+# agent/i18n.py is where t() lives (date and day phrasing); the list only shrinks.
+ALLOWED: dict[str, int] = {
+    "agent/i18n.py": 4,
+    "agent/loop.py": 9,
+    "agent/tools/describe.py": 2,
+    "agent/tools/propose.py": 14,
+    "agent/tools/read.py": 22,
+    "bot/chat.py": 12,
+    "bot/conversation/interactions.py": 7,
+    "bot/conversation/lifecycle.py": 7,
+    "bot/eval/runner.py": 4,
+    "bot/feishu/app.py": 4,
+    "bot/feishu/cards.py": 5,
+    "bot/feishu/forms.py": 11,
+    "bot/feishu/queued.py": 1,
+    "bot/slack/app.py": 4,
+    "bot/slack/blocks_base.py": 3,
+    "bot/slack/blocks_delegation.py": 7,
+    "bot/slack/blocks_forms.py": 17,
+    "bot/slack/blocks_home.py": 22,
+    "bot/slack/queued.py": 1,
+    "bot/slack/turns.py": 2,
+    "bot/wording.py": 58,
+}
+
+
+def inline_pairs(path: Path) -> int:
+    """Calls t(locale, <literal>, <literal>) in one module: sentences written outside the catalogue."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    literal = (ast.Constant, ast.JoinedStr)
+    return sum(
+        1
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "t"
+        and len(node.args) == 3
+        and isinstance(node.args[1], literal)
+        and isinstance(node.args[2], literal)
+    )
+
+
+def all_pairs() -> dict[str, int]:
+    found = {}
+    for package in ("agent", "bot", "workflow"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if n := inline_pairs(path):
+                found[str(path.relative_to(ROOT))] = n
+    return found
+
+
+def test_every_code_has_english_and_chinese_text() -> None:
+    for code, texts in CATALOGUE.items():
+        assert isinstance(texts, tuple) and len(texts) == 2, code
+        en, zh = texts
+        assert en.strip() and zh.strip(), f"{code} lacks a language"
+
+
+def test_both_languages_of_a_code_take_the_same_values() -> None:
+    """A value named in one language only would be dropped (or fail) in the other."""
+    names = string.Formatter()
+    for code, (en, zh) in CATALOGUE.items():
+        en_names = {f for _, f, _, _ in names.parse(en) if f}
+        zh_names = {f for _, f, _, _ in names.parse(zh) if f}
+        assert en_names == zh_names, code
+
+
+def test_no_module_writes_its_own_sentence_pairs() -> None:
+    """Wording lives in the catalogue; a new t(locale, "…", "…") elsewhere belongs there."""
+    assert all_pairs() == ALLOWED
+
+
+def test_say_fills_values_in_the_readers_language() -> None:
+    assert say("button.submit", "en") == "Submit"
+    assert say("button.submit", "zh") == "提交"
+    assert say("value.days_left", "zh", days="3 天") == "剩余 3 天"
