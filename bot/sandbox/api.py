@@ -153,7 +153,9 @@ class SandboxApi:
                 "model": self.model,
                 "persistent": self.sandbox.runtime.persistent,
                 "default_user": self._default_user(),
-                "today": engine.clock.now().date().isoformat(),
+                # an instant, not a date: the page finds today in each viewer's zone from the
+                # clock the message times come from (a UTC date disagreed with them)
+                "now": engine.clock.now().timestamp(),
                 "feishu": self.sandbox.feishu.info(),
             }
         )

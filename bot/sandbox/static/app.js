@@ -152,10 +152,10 @@
   }
 
   function dayLabel(ts) {
-    // "Today" is the product's today (APPROVALS_NOW can fix it), or the real one.
+    // "Today" is the product's today (APPROVALS_NOW can fix it) where this person is.
     const day = isoDay(tsDate(ts));
-    const today = state.info && state.info.today ? state.info.today : isoDay(new Date());
-    if (day === today || day === isoDay(new Date())) return t("Today", "今天");
+    const today = NET.todayIn(state.info, zone());
+    if (day === today) return t("Today", "今天");
     if (day === NET.dayBefore(today)) return t("Yesterday", "昨天");
     return tsDate(ts).toLocaleDateString(locales(), { weekday: "long", month: "long", day: "numeric", timeZone: zone() });
   }
@@ -1039,7 +1039,8 @@
       : t("Approvals sandbox — everything runs on this machine", "审批沙盒 — 一切都在本机运行");
     const offline = !info.model.startsWith("LLM ");
     const model = offline ? t("Offline planner", "离线规划器") : info.model.split(" (")[0];
-    const today = new Date(info.today + "T12:00:00").toLocaleDateString(locales(), { weekday: "short", day: "numeric", month: "short", year: "numeric" });
+    // The same day and zone as the messages' "Today" divider (the person's own zone).
+    const today = new Date(NET.todayIn(info, zone()) + "T12:00:00Z").toLocaleDateString(locales(), { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
     $("topbar-right").replaceChildren(
       h("span", { class: "chip-info", title: info.store }, info.persistent ? t("Redis store", "Redis 存储") : t("In-process store · not persisted", "进程内存储 · 不持久化")),
       h("span", { class: "chip-info", title: info.model }, model),

@@ -168,6 +168,13 @@
     return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
   }
 
+  /** "YYYY-MM-DD" of the sandbox's today in a time zone: the product's clock (info.now, the
+   * instant message times come from too), never the browser's, so the top bar and the
+   * messages agree on what day it is. */
+  function todayIn(info, timeZone) {
+    return isoDayIn(new Date(info.now * 1000), timeZone);
+  }
+
   /** The day before an ISO day. */
   function dayBefore(isoDay) {
     return new Date(Date.parse(isoDay + "T12:00:00Z") - 86400000).toISOString().slice(0, 10);
@@ -196,5 +203,5 @@
     return text.replace(/\{(\w+)\}/g, (_, k) => String((vars || {})[k] ?? ""));
   }
 
-  window.SandboxCommon = { getJSON, post, events, explain, say, sendMessage, composer, zoneOf, isoDayIn, dayBefore, SandboxError, TOKEN_HEADER };
+  window.SandboxCommon = { getJSON, post, events, explain, say, sendMessage, composer, zoneOf, isoDayIn, todayIn, dayBefore, SandboxError, TOKEN_HEADER };
 })();

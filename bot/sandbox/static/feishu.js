@@ -463,7 +463,7 @@
       const info = hooks.info();
       const timeZone = NET.zoneOf(person());
       const d = new Date(ms);
-      const sameDay = NET.isoDayIn(d, timeZone) === (info && info.today);
+      const sameDay = Boolean(info) && NET.isoDayIn(d, timeZone) === NET.todayIn(info, timeZone);
       const day = sameDay ? "" : d.toLocaleDateString(zh() ? "zh-CN" : [], { month: zh() ? "numeric" : "short", day: "numeric", timeZone }) + " ";
       return h("div", { class: "lk-time-divider" }, day + timeOf(ms));
     }
