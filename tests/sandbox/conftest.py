@@ -22,20 +22,31 @@ from workflow.engine import Engine
 NOW = datetime(2026, 12, 2, 9, 0)
 
 
-@pytest.fixture
-async def sandbox_runtime() -> AsyncIterator[Runtime]:
-    """The demo organisation, the offline planner and an in-process store, at a fixed time."""
+def runtime_at(now: datetime) -> Runtime:
+    """The demo organisation, the offline planner and an in-process store, with the clock at `now`."""
     redis = fakeredis.FakeAsyncRedis(decode_responses=True)
-    engine = Engine(load_config(), redis, FixedClock(NOW))
+    engine = Engine(load_config(), redis, FixedClock(now))
     memory = ThreadMemory(redis)
     agent = Agent(OfflinePlanner(), engine, memory)
     settings = Settings(_env_file=None, redis_url=None, llm_base_url=None, llm_model=None)
-    yield Runtime(settings, redis, engine, memory, agent, agent.model)
-    await redis.aclose()
+    return Runtime(settings, redis, engine, memory, agent, agent.model)
+
+
+def sandbox_of(runtime: Runtime) -> Sandbox:
+    """A sandbox over that runtime (not yet serving)."""
+    settings = runtime.settings
+    return Sandbox(runtime, store=describe_store(settings), model=describe_model(settings))
+
+
+@pytest.fixture
+async def sandbox_runtime() -> AsyncIterator[Runtime]:
+    """The demo organisation, the offline planner and an in-process store, at a fixed time."""
+    runtime = runtime_at(NOW)
+    yield runtime
+    await runtime.redis.aclose()
 
 
 @pytest.fixture
 def sandbox(sandbox_runtime: Runtime) -> Sandbox:
     """A sandbox over that runtime (not yet serving)."""
-    settings = sandbox_runtime.settings
-    return Sandbox(sandbox_runtime, store=describe_store(settings), model=describe_model(settings))
+    return sandbox_of(sandbox_runtime)

@@ -9,19 +9,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-import fakeredis
 import pytest
 
-from agent.loop import Agent
-from agent.memory import ThreadMemory
-from agent.planner import OfflinePlanner
-from bot.runtime import Runtime
-from bot.sandbox.server import Sandbox, describe_model, describe_store
-from bot.settings import Settings
+from bot.sandbox.server import Sandbox
 from tests.sandbox.browser import chromium
-from workflow.clock import FixedClock
-from workflow.config import load_config
-from workflow.engine import Engine
+from tests.sandbox.conftest import runtime_at, sandbox_of
 
 ZHANG, OLIVER = "U0ZHANGSAN", "U0OLIVER"
 LATE_ON_1_DEC = datetime(2026, 12, 1, 22, 50, tzinfo=UTC)  # 2 Dec 06:50 in Shanghai
@@ -31,14 +23,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 async def late_sandbox() -> AsyncIterator[Sandbox]:
-    redis = fakeredis.FakeAsyncRedis(decode_responses=True)
-    engine = Engine(load_config(), redis, FixedClock(LATE_ON_1_DEC))
-    memory = ThreadMemory(redis)
-    agent = Agent(OfflinePlanner(), engine, memory)
-    settings = Settings(_env_file=None, redis_url=None, llm_base_url=None, llm_model=None)
-    runtime = Runtime(settings, redis, engine, memory, agent, agent.model)
-    yield Sandbox(runtime, store=describe_store(settings), model=describe_model(settings))
-    await redis.aclose()
+    runtime = runtime_at(LATE_ON_1_DEC)
+    yield sandbox_of(runtime)
+    await runtime.redis.aclose()
 
 
 async def test_the_top_bar_and_the_messages_agree_on_today(late_sandbox: Sandbox):
