@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
+from typing import Any
 
 import structlog
 
@@ -49,7 +50,7 @@ class Notice:
     kind: Kind
     person: str
     event_type: str = ""
-    step: int | None = None  # set on approval cards: registered so a decision can close them
+    step: int | None = None  # the step a card is about: registered so a decision can close it
     view: RequestView | None = None
     for_requester: bool = False
 
@@ -60,6 +61,7 @@ class Plan:
 
     request: Request | None
     notices: list[Notice] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)  # the event's data (who, comment, note, …)
     pending: list[Request] = field(default_factory=list)  # a digest's requests
     out: list[OutEntry] = field(default_factory=list)  # a weekly who's-out
     start: date | None = None
@@ -101,7 +103,7 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
     if req is None:
         log.warning("event_for_missing_request", event_id=event.id, request_id=event.request_id)
         return Plan(None)
-    plan = Plan(req)
+    plan = Plan(req, data=dict(event.data))
     requester, notices = req.requester, plan.notices
 
     async def card_for(holder: str, step: int | None) -> Notice:
@@ -120,7 +122,7 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
         case StepEscalated():
             if req.open_step() is not None and req.current_step == data.step:
                 notices.append(await card_for(data.assignee, data.step))
-            notices.append(Notice(Kind.ESCALATED_FROM, data.previous))
+            notices.append(Notice(Kind.ESCALATED_FROM, data.previous, step=data.step))
             notices.append(Notice(Kind.UPDATE, requester, "step_escalated"))
         case RequestExpired():
             notices.append(Notice(Kind.EXPIRED, requester, for_requester=True))

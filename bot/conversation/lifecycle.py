@@ -2,7 +2,8 @@
 
 The requester's thread card says what happened so far and who has it now; an approver's
 card keeps its buttons only while its step is open and theirs, and otherwise says what
-became of that step and where the request is now; a superseded confirm card says it was
+became of that step and where the request is now; a notice keeps its news ("your request
+went to 王芳") and says where the request is now; a superseded confirm card says it was
 replaced. Each card is drawn in its reader's language; a platform supplies `update`.
 """
 
@@ -17,8 +18,9 @@ from agent.i18n import t
 from agent.tools.describe import what
 from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
-from bot.conversation.views import CardView, Closed, StepClosed
+from bot.conversation.views import CardView, Closed, Drawn, StepClosed
 from bot.notices import Kind, Notice, Plan
+from bot.presentation.requests import requester_notice
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, StepStatus
@@ -82,11 +84,33 @@ def fingerprint(req: Request) -> str:
     return f"{req.status.value}|{req.current_step}|{step.assignee if step else ''}|{steps}"
 
 
+def _notice_view(card: CardRef, req: Request, engine: Engine) -> CardView | None:
+    """A notice redrawn: the news as it was told, the request as it is now."""
+    match card.notice:
+        case Kind.UPDATE:
+            reader = wording.in_zone(card.locale, engine, card.holder)
+            told = (card.outcome, card.summary)
+            notice = requester_notice(card.event, req, engine, reader, card.data, told=told)
+            return Drawn(notice)
+        case Kind.ESCALATED_FROM:
+            # "…now waits for David; you can still decide it": true only while the step is open
+            step = req.open_step()
+            if step is not None and (step.index, step.assignee) == (
+                card.step,
+                card.data.get("assignee"),
+            ):
+                return None
+            return StepClosed(req, card.step if card.step is not None else 0)
+    return None  # an expiry notice: the request cannot move after it
+
+
 def view_for(card: CardRef, req: Request, engine: Engine) -> CardView | None:
-    """What `card` should show for the request as it is; None for a live card left as it is."""
+    """What `card` should show for the request as it is; None for a card left as it is."""
     if card.role is Role.THREAD:
         # the draft was confirmed; the line says what became of the request since
         return Closed(summary_of(req, engine, card.locale), state_line(req, engine, card.locale))
+    if card.role is Role.NOTICE:
+        return _notice_view(card, req, engine)
     step = req.open_step()
     if step is not None and step.index == card.step and step.assignee == card.holder:
         return None
@@ -121,26 +145,53 @@ class CardLifecycle:
         for notice in plan.notices:
             person = self.engine.person(notice.person)
             where = await send(notice, person)
-            if where is not None and plan.request is not None:
-                await self.notice_sent(plan.request, notice, person, platform, where)
+            if where is not None:
+                await self.notice_sent(plan, notice, person, platform, where)
         if plan.request is not None:
             await self.refresh(plan.request, platform, update)
 
     async def notice_sent(
-        self, req: Request, notice: Notice, person: Person, platform: str, address: str
+        self, plan: Plan, notice: Notice, person: Person, platform: str, address: str
     ) -> None:
-        """An approver's or reminder card went out: record it so it is redrawn as the request moves."""
-        if notice.step is None:
+        """A card or notice about a request went out: record it so it is redrawn as the request moves.
+
+        Approver and reminder cards by their step; every other notice with what it told (its
+        headline in its reader's language, the event and its data), so that a redraw keeps
+        the news and shows where the request is now.
+        """
+        req = plan.request
+        if req is None:
             return
-        card = CardRef(
-            platform=platform,
-            address=address,
-            role=Role.REMINDER if notice.kind is Kind.REMINDER_CARD else Role.APPROVER,
-            holder=person.id,
-            locale=person.locale,
-            step=notice.step,
-            shown=LIVE if notice.view is not None else fingerprint(req),
-        )
+        if notice.kind in (Kind.APPROVAL_CARD, Kind.REMINDER_CARD):
+            card = CardRef(
+                platform=platform,
+                address=address,
+                role=Role.REMINDER if notice.kind is Kind.REMINDER_CARD else Role.APPROVER,
+                holder=person.id,
+                locale=person.locale,
+                step=notice.step,
+                shown=LIVE if notice.view is not None else fingerprint(req),
+            )
+        else:
+            outcome, told = "", ""
+            if notice.kind is Kind.UPDATE:  # the headline as it was sent, from the same request
+                outcome, told = wording.headline(
+                    notice.event_type, req, self.engine, person.locale, plan.data
+                )
+            card = CardRef(
+                platform=platform,
+                address=address,
+                role=Role.NOTICE,
+                holder=person.id,
+                locale=person.locale,
+                step=notice.step,
+                shown=fingerprint(req),
+                summary=told,
+                outcome=outcome,
+                notice=notice.kind.value,
+                event=notice.event_type,
+                data=plan.data,
+            )
         await self.registry.add(req.id, card)
 
     async def confirm_posted(

@@ -1,7 +1,8 @@
 """The card registry: every card the bot has posted about a request, on every platform.
 
 Each card is recorded with who reads it, in which language, and what it is about (the
-requester's thread card, an approver's card for one step, a reminder card), so that after
+requester's thread card, an approver's card for one step, a reminder card, every notice the
+worker sent about the request: "submitted to X", "escalated to Y", …), so that after
 each transition the lifecycle can bring every one of them to the request's current state.
 Confirm cards are recorded by pending action until their click, so a newer draft can retire them.
 """
@@ -9,6 +10,7 @@ Confirm cards are recorded by pending action until their click, so a newer draft
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -23,6 +25,7 @@ class Role(StrEnum):
     APPROVER = "approver"  # the DM card of whoever holds (or held) one step
     REMINDER = "reminder"  # a reminder card for one step
     CONFIRM = "confirm"  # a confirm card awaiting its click
+    NOTICE = "notice"  # a notice about the request (submitted to X, escalated, withdrawn, …)
 
 
 class CardRef(BaseModel):
@@ -37,7 +40,11 @@ class CardRef(BaseModel):
     locale: str  # the language it is shown in
     step: int | None = None
     shown: str = ""  # the request state it shows (the lifecycle skips cards already up to date)
-    summary: str = ""  # a confirm card's first line, kept when it is closed
+    summary: str = ""  # the line it was posted with, kept when it is redrawn (a notice's news)
+    outcome: str = ""  # a notice's news as an outcome (approved, info, …): its mark
+    notice: str = ""  # a notice's kind (bot.notices.Kind) and the event it told of, with its data
+    event: str = ""
+    data: dict[str, Any] = {}
 
     @property
     def field(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.presentation.model import Card
 from workflow.models import Request
 from workflow.queries import RequestView
 
@@ -46,4 +47,11 @@ class RejectForm:
     step: int
 
 
-CardView = Closed | StepClosed | StepLive | RejectForm
+@dataclass(frozen=True)
+class Drawn:
+    """A card the core has drawn already (a notice redrawn): each platform only serializes it."""
+
+    card: Card
+
+
+CardView = Closed | StepClosed | StepLive | RejectForm | Drawn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import structlog
 
-from bot.conversation import CardRef, CardView, Closed, RejectForm, StepClosed, StepLive
+from bot.conversation import CardRef, CardView, Closed, Drawn, RejectForm, StepClosed, StepLive
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
@@ -27,6 +27,8 @@ def render(view: CardView, engine: Engine, locale: Reader | str) -> cards.Card:
             return cards.reminder_card(view.view, engine, locale, view.reminder_note)
         case StepLive():
             return cards.approval_card(view.view, engine, locale)
+        case Drawn():
+            return cards.render(view.card)
         case RejectForm():
             step = view.request.steps[view.step]
             return cards.reject_form_card(view.request, step, engine, locale)

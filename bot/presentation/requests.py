@@ -20,7 +20,7 @@ from bot.presentation.model import (
 from bot.presentation.text import truncate
 from bot.wording import name_of, say, step_name, step_of
 from workflow.engine import Engine
-from workflow.models import Request, Step
+from workflow.models import Request, RequestStatus, Step
 from workflow.queries import OutEntry, RequestView
 
 LIST_MAX = 10  # people listed on a card before "and N more"
@@ -194,18 +194,39 @@ _HEADLINE_TONES = {
 }
 
 
+# A finished request's colour, on every notice about it once redrawn.
+_FINAL_TONES = {
+    RequestStatus.APPROVED: Tone.DONE,
+    RequestStatus.REJECTED: Tone.REJECTED,
+    RequestStatus.WITHDRAWN: Tone.WITHDRAWN,
+    RequestStatus.EXPIRED: Tone.EXPIRED,
+}
+
+
 def requester_notice(
-    event_type: str, request: Request, engine: Engine, reader: Reader | str, data: dict[str, Any]
+    event_type: str,
+    request: Request,
+    engine: Engine,
+    reader: Reader | str,
+    data: dict[str, Any],
+    *,
+    told: tuple[str, str] | None = None,
 ) -> Card:
-    """The requester's card for an outbox event: submitted, step approved, approved, rejected, …"""
+    """The requester's card for an outbox event: submitted, step approved, approved, rejected, …
+
+    `told` redraws a notice already sent, with the (outcome, headline) it was sent with: the
+    headline and its mark stay the news as it was told ("📤 went to 王芳"), and the card's
+    colour and where the request is are the request as it is now.
+    """
     rd = wording.in_zone(reader, engine, request.requester)
     locale = rd.locale
-    outcome, headline = wording.headline(event_type, request, engine, locale, data)
-    tone = _HEADLINE_TONES.get((event_type, outcome)) or _OUTCOME_TONES.get(outcome, Tone.INFO)
+    outcome, headline = told or wording.headline(event_type, request, engine, locale, data)
+    mark = _HEADLINE_TONES.get((event_type, outcome)) or _OUTCOME_TONES.get(outcome, Tone.INFO)
     if outcome == "info" and (event_type, outcome) not in _HEADLINE_TONES:
-        tone = Tone.INFO
+        mark = Tone.INFO
+    tone = _FINAL_TONES.get(request.status, mark) if told is not None else mark
     it = what(request, engine.config, locale)
-    lead = [Paragraph(headline, strong=True, tone=tone), Paragraph(it)]
+    lead = [Paragraph(headline, strong=True, tone=mark), Paragraph(it)]
     fallback = f"{headline} {it}"
     if (extra := wording.detail(event_type, locale, data)) is not None:
         label, text = extra

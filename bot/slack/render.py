@@ -5,9 +5,9 @@ from __future__ import annotations
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import CardRef, CardView, Closed, RejectForm, StepClosed, StepLive
+from bot.conversation import CardRef, CardView, Closed, Drawn, RejectForm, StepClosed, StepLive
 from bot.presentation.model import Reader
-from bot.slack import blocks
+from bot.slack import blocks, blocks_cards
 from bot.wording import in_zone
 from workflow.engine import Engine
 
@@ -29,6 +29,8 @@ def render(view: CardView, engine: Engine, locale: Reader | str) -> blocks.Slack
             return blocks.reminder_card(view.view, engine, locale, view.reminder_note)
         case StepLive():
             return blocks.approval_card(view.view, engine, locale)
+        case Drawn():
+            return blocks_cards.render(view.card)
         case RejectForm():
             raise ValueError("a reject form is a modal on Slack, not a message")
 

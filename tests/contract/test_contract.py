@@ -17,6 +17,28 @@ from workflow.models import RequestStatus
 from workflow.scheduler import Scheduler
 
 REPLACED = {"en": "Replaced by the card below", "zh": "已被下方的新卡片取代"}
+WAITING = (
+    "waiting",
+    "pending",
+    "Submitted —",
+    "审批中",
+    "等待",
+    "待 ",
+    "still decide",
+    "仍可以审批",
+)
+
+
+def says_waiting(card: Seen) -> list[str]:
+    """The words on a card that say the request still waits for someone (or for its reader)."""
+    return [w for w in WAITING if w in card.text]
+
+
+def none_waits(s: Surface, *people: str) -> None:
+    """On a finished request, no card of anyone's says it still waits: notices included."""
+    for person in people:
+        for card in s.cards(person):
+            assert not says_waiting(card), (person, says_waiting(card), card.text)
 
 
 async def approver_card(s: Surface, person: str, request_id: str) -> Seen:
@@ -56,16 +78,11 @@ async def test_a_two_step_approval_leaves_every_card_true(surfaces, name):
     if name == "terminal":
         assert "已批准" in s.transcript("liuyang")
         return
-    mine = [
-        c for c in s.cards("priya") if rid in c.text and "Submitted —" in c.text
-    ]  # "Submitted — waiting for …"
-    assert not mine, "the requester's card still says it waits"
+    none_waits(s, "priya", "emma", "liuyang")
     [thread_card] = [c for c in s.cards("priya") if "Approved by 刘洋" in c.text]
     assert "Approved by Emma Clarke" in thread_card.text
-    for approver in ("emma", "liuyang"):
-        for card in s.cards(approver):
-            assert "pending" not in card.text and "审批中" not in card.text, card.text
-            assert "waiting" not in card.text and "等待" not in card.text, card.text
+    [went] = [c for c in s.cards("priya") if "Your request went to Emma Clarke" in c.text]
+    assert "approved" in went.text.lower()  # the first notice keeps its news and says where it is now
 
 
 @pytest.mark.parametrize("name", SURFACES)
@@ -80,7 +97,7 @@ async def test_a_rejection_with_a_reason(surfaces, name):
         return
     assert "Quarter-end demos" in s.transcript("priya")
     assert any("Rejected by Emma Clarke" in c.text for c in s.cards("priya"))
-    assert all("waiting" not in c.text for c in s.cards("priya") + s.cards("emma"))
+    none_waits(s, "priya", "emma")
 
 
 @pytest.mark.parametrize("name", SURFACES)
@@ -94,7 +111,7 @@ async def test_a_withdrawal(surfaces, name):
     no_live_buttons(s, "priya", "emma")
     if name == "terminal":
         return
-    assert all("waiting" not in c.text for c in s.cards("priya") + s.cards("emma"))
+    none_waits(s, "priya", "emma")
     assert any("Withdrawn" in c.text for c in s.cards("emma"))
 
 
@@ -192,3 +209,29 @@ async def test_an_escalation_rendered_in_chinese(surfaces, name):
     await s.click("david", await approver_card(s, "david", rid), APPROVE)
     assert (await s.engine.get_request(rid, "zhangsan")).status is RequestStatus.APPROVED
     no_live_buttons(s, "zhangsan", "wangfang", "david")
+    if name != "terminal":  # 王芳's "已转交 David，你仍可以审批" is redrawn once David decided
+        none_waits(s, "zhangsan", "wangfang", "david")
+        assert any("David Chen 已于" in c.text for c in s.cards("wangfang"))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_the_requesters_notice_and_card_follow_the_approval(surfaces, name):
+    """The sandbox walk: 张三 asks in Chinese, 王芳 approves; nothing of 张三's still says 审批中.
+
+    The regression: the "你的申请已提交给 王芳" notice kept "审批中：第 1/1 步，待 王芳 审批"
+    under the new 已批准 notice, on Slack and on Feishu.
+    """
+    s = await surfaces(name)
+    rid = await submit(s, "zhangsan", "明天请假两天，家里有事")
+    await s.click("wangfang", await approver_card(s, "wangfang", rid), APPROVE)
+    assert (await s.engine.get_request(rid, "zhangsan")).status is RequestStatus.APPROVED
+    no_live_buttons(s, "zhangsan", "wangfang")
+    if name == "terminal":  # printed lines are history; the approver's last line is the outcome
+        assert s.transcript("wangfang").rstrip().endswith("→ 已批准")
+        return
+    mine = s.cards("zhangsan")
+    [submitted] = [c for c in mine if "你的申请已提交给 王芳" in c.text]
+    [thread_card] = [c for c in mine if "已确认" in c.text]
+    none_waits(s, "zhangsan", "wangfang")
+    for card in (submitted, thread_card):
+        assert "已批准" in card.text or "王芳 已于" in card.text, card.text
