@@ -82,7 +82,8 @@ async def test_a_two_step_approval_leaves_every_card_true(surfaces, name):
     [thread_card] = [c for c in s.cards("priya") if "Approved by 刘洋" in c.text]
     assert "Approved by Emma Clarke" in thread_card.text
     [went] = [c for c in s.cards("priya") if "Your request went to Emma Clarke" in c.text]
-    assert "approved" in went.text.lower()  # the first notice keeps its news and says where it is now
+    # the first notice keeps its news and says where the request is now
+    assert "approved" in went.text.lower()
 
 
 @pytest.mark.parametrize("name", SURFACES)
