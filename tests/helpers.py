@@ -10,6 +10,13 @@ from workflow.models import Request
 
 SICK_6_DAYS = {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-10", "reason": "flu"}
 ANNUAL_2_DAYS = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+TEAM_LUNCH = {
+    "amount": 120,
+    "currency": "CNY",
+    "category": "meals",
+    "spent_on": "2026-12-01",
+    "description": "team lunch",
+}
 
 
 async def submitted(

@@ -37,6 +37,8 @@ _REQUEST = {
     "decided_at": "da",
     "last_reminded_at": "la",
     "replaces": "rp",
+    "filed_by": "fb",
+    "counter": "co",
     "history": "h",
 }
 _STEP = {

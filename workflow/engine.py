@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 import structlog
 
-from workflow import away, delegation, leave
+from workflow import acting, away, bulk, counter, delegation, leave
 from workflow.chain import resolve_chain
 from workflow.clock import Clock
 from workflow.config import OrgConfig
@@ -47,6 +47,7 @@ from workflow.models import (
     StepStatus,
 )
 from workflow.payloads import (
+    CounterPayload,
     DecidePayload,
     DelegatePayload,
     RemindPayload,
@@ -77,6 +78,21 @@ _STATUS_ZH = {
     RequestStatus.EXPIRED: "过期",
 }
 T = TypeVar("T")
+
+
+def status_zh(status: RequestStatus) -> str:
+    """A request status as a Chinese sentence's verb phrase ("已批准" reads 已 + this)."""
+    return _STATUS_ZH[status]
+
+
+def step_not_open(request_id: str, index: int) -> InvalidState:
+    """The refusal of an action on a step that is not (or no longer) the open one."""
+    return InvalidState(
+        f"Step {index + 1} of request {request_id} is not open; nothing changed.",
+        zh=f"申请 {request_id} 的第 {index + 1} 步还未开始或已结束，未做任何更改。",
+    )
+
+
 _ID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O or 1/I: ids are read aloud
 
 
@@ -117,6 +133,10 @@ class Outcome:
 class Engine(Queries):
     """Every state change of the approvals workflow, authorized and atomic."""
 
+    # the engine's shared refusals, for the transition modules that take the engine
+    status_zh = staticmethod(status_zh)
+    step_not_open = staticmethod(step_not_open)
+
     def __init__(
         self, config: OrgConfig, redis: aioredis.Redis, clock: Clock, *, max_attempts: int = 25
     ) -> None:
@@ -150,17 +170,23 @@ class Engine(Queries):
         fields: Mapping[str, Any],
         *,
         replaces: str | None = None,
+        on_behalf_of: str | None = None,
     ) -> Proposal:
         """Validate a new request as if submitting it and store it as a draft awaiting the requester's click.
 
         `replaces` names the open pending action of an earlier draft that this one corrects;
         that one is cancelled in the same step (drafts never change once shown).
+        `on_behalf_of` makes the request that person's, filed by `actor` (HR only): their
+        calendar, balance and approval chain; the draft awaits the actor's click.
         """
-        person = self.person(actor)
         process = self.process(process_key)
+        requester = on_behalf_of or actor
+        if requester != actor:
+            acting.check(self, actor, requester, process.kind)
+        person = self.person(requester)
         clean = validate_fields(process, fields, self.config)
         derived = leave.derive(clean, person)
-        today = self.today_for(actor)
+        today = self.today_for(requester)
         leave_type = None
         if process.kind == "leave":
             leave_type = self.config.leave_types_by_key[clean["leave_type"]]
@@ -172,12 +198,13 @@ class Engine(Queries):
             id=new_id("R-", 8),
             process=process.key,
             kind=process.kind,
-            requester=actor,
+            requester=requester,
             status=RequestStatus.DRAFT,
             fields=clean,
             derived=derived,
             steps=steps,
             created_at=now,
+            filed_by=actor if requester != actor else None,
         )
         request.history.append(HistoryEntry(at=now, actor=actor, action="drafted"))
         payload = {"fields": clean, "derived": derived, "approvers": [s.approver for s in steps]}
@@ -192,7 +219,7 @@ class Engine(Queries):
             created_at=now,
             expires_at=now + ttl,
         )
-        reads: list[tuple[str, Any]] = [("hgetall", [self.keys.ledger(actor)])]
+        reads: list[tuple[str, Any]] = [("hgetall", [self.keys.ledger(requester)])]
         if replaces:
             reads.append(hmget_record(self.keys.pending(replaces)))
         got = await self.store.read(*reads)
@@ -200,7 +227,7 @@ class Engine(Queries):
         balance_after = None
         if leave_type is not None:
             leave.check_overlap(
-                leave.entry_for(request.id, actor, clean, RequestStatus.PENDING), ledger
+                leave.entry_for(request.id, requester, clean, RequestStatus.PENDING), ledger
             )
             leave.check_balance(ledger, leave_type, person, derived["days_by_year"])
             year = request.leave_start().year
@@ -249,7 +276,8 @@ class Engine(Queries):
         req = versioned(Request, raw)
         if req is None:
             raise NotFound(f"The draft {draft_id} has expired or does not exist; please ask again.")
-        if req.requester != actor:
+        # the draft's author submits it: the requester, or HR who filed it for them
+        if req.requester != actor and req.filed_by != actor:
             name = self.person(req.requester).name
             raise NotAllowed(
                 f"Only {name} can submit this request.", zh=f"只有{name}可以提交这个申请。"
@@ -257,6 +285,10 @@ class Engine(Queries):
         if req.status is not RequestStatus.DRAFT:
             await self._close_pending(pending, req)
             return req
+        requester = req.requester
+        if requester != actor:  # HR filed it: still HR now, and the requester's ledger pays
+            acting.check(self, actor, requester, req.kind)
+            [ledger] = await self.store.read(("hgetall", [self.keys.ledger(requester)]))
         if pending is not None and pending.digest != digest_of(
             PendingKind.SUBMIT,
             pending.schema_version,
@@ -268,12 +300,12 @@ class Engine(Queries):
             },
         ):
             raise InvalidState("This draft no longer matches what was shown; please ask again.")
-        person = self.person(actor)
+        person = self.person(requester)
         ledger_version = int(ledger.get("v", 0))
         if req.is_leave:
             leave_type = self.config.leave_types_by_key[req.fields["leave_type"]]
             leave.check_overlap(
-                leave.entry_for(req.id, actor, req.fields, RequestStatus.PENDING), ledger
+                leave.entry_for(req.id, requester, req.fields, RequestStatus.PENDING), ledger
             )
             leave.check_balance(ledger, leave_type, person, req.derived["days_by_year"])
         change = Change(req, self._now(actor))
@@ -281,6 +313,8 @@ class Engine(Queries):
         req.submitted_at = change.now
         change.log(actor, "submitted")
         change.emit(EventType.REQUEST_SUBMITTED)
+        if acting.acted_for(req, actor):
+            acting.tell(change, actor, "submitted")
         advance(change, 0, self.setting, away.parse(reachable))
         if req.status is RequestStatus.PENDING:
             expires = change.now + timedelta(days=self.config.policy.expire_after_days)
@@ -291,7 +325,7 @@ class Engine(Queries):
         tx = change.tx
         tx.persist(self.keys.request(req.id))
         score = int(change.now.timestamp() * 1000)
-        tx.zadd(self.keys.user_requests(actor), score, req.id)
+        tx.zadd(self.keys.user_requests(requester), score, req.id)
         tx.zadd(self.keys.all_requests, score, req.id)
         self._confirm_into(tx, pending, req)
         await self.store.apply(change.finish(self.setting))
@@ -405,10 +439,7 @@ class Engine(Queries):
                 zh=f"申请 {request_id} 已{_STATUS_ZH[req.status]}，没有需要审批的步骤。",
             )
         if req.current_step != index:
-            raise InvalidState(
-                f"Step {index + 1} of request {request_id} is not open; nothing changed.",
-                zh=f"申请 {request_id} 的第 {index + 1} 步还未开始或已结束，未做任何更改。",
-            )
+            raise step_not_open(request_id, index)
         avail = away.parse(reachable)
         self._check_decider(req, index, actor, decision, comment, avail)
         change = Change(req, self._now(actor))
@@ -444,29 +475,83 @@ class Engine(Queries):
         )
         return req
 
+    # --- counter-offers and bulk decisions (workflow/counter.py, workflow/bulk.py) -------------
+
+    async def counter(
+        self,
+        actor: str,
+        request_id: str,
+        step: int,
+        dates: counter.Dates,
+        comment: str | None = None,
+    ) -> Request:
+        """The approver holding `step` suggests other dates (their form's submit is the click)."""
+        return await self._retrying(
+            "request",
+            lambda: counter.propose_once(self, request_id, step, actor, dates, comment, None),
+        )
+
+    async def prepare_counter(
+        self,
+        actor: str,
+        request_id: str,
+        dates: counter.Dates,
+        comment: str | None = None,
+    ) -> Proposal:
+        """Check a suggestion of other dates as if making it, and store it for the approver's click."""
+        request = counter._open_leave(self, await self.get_request(request_id, actor), request_id)
+        step = request.open_step()
+        assert step is not None  # a pending request has an open step
+        [reachable] = await self.store.read(
+            away.read(self.keys, self.keys.request(request_id), [actor])
+        )
+        counter.check_proposal(self, request, step.index, actor, away.parse(reachable), dates)
+        [ledger] = await self.store.read(("hgetall", [self.keys.ledger(request.requester)]))
+        counter.check_dates(self, request, dates, ledger, for_approver=True)
+        payload = {"step": step.index, **dates.fields(), "comment": comment}
+        return await self._store_pending(PendingKind.COUNTER, actor, request, payload)
+
+    async def answer_counter(self, actor: str, request_id: str, accept: bool) -> Request:
+        """The requester accepts (the request takes the suggested dates) or declines them."""
+        return await self._retrying(
+            "request", lambda: counter.answer_once(self, request_id, actor, accept)
+        )
+
+    async def decide_many(
+        self,
+        actor: str,
+        items: list[bulk.Item],
+        decision: Decision | str = Decision.APPROVE,
+        comment: str | None = None,
+    ) -> list[bulk.ItemOutcome]:
+        """Decide several steps for one approver, each on its own; one outcome per item."""
+        return await bulk.decide_many(self, actor, items, _decision(decision), comment)
+
     # --- withdraw and remind ------------------------------------------------------------------
 
     async def prepare_withdraw(
         self, actor: str, request_id: str, reason: str | None = None
     ) -> Proposal:
-        """Store the requester's withdrawal of an undecided request for their click."""
+        """Store the requester's (or HR's, for them) withdrawal of an undecided request for the click."""
         request = await self.get_request(request_id, actor)
         self._check_withdraw(request, actor)
         return await self._store_pending(PendingKind.WITHDRAW, actor, request, {"reason": reason})
 
     async def withdraw(self, request_id: str, actor: str, reason: str | None = None) -> Request:
-        """Withdraw a pending request (the requester only); a second call returns the request."""
+        """Withdraw a pending request (the requester, or HR for them); a second call returns the request."""
         return await self._retrying(
             "request", lambda: self._withdraw_once(request_id, actor, reason, None)
         )
 
     def _check_withdraw(self, req: Request, actor: str) -> None:
         if req.requester != actor:
-            name = self.person(req.requester).name
-            raise NotAllowed(
-                f"Only {name} can withdraw request {req.id}.",
-                zh=f"只有{name}可以撤回申请 {req.id}。",
-            )
+            if not acting.may_act_for(self, actor):
+                name = self.person(req.requester).name
+                raise NotAllowed(
+                    f"Only {name} (or HR on their behalf) can withdraw request {req.id}.",
+                    zh=f"只有{name}本人（或人事代办）可以撤回申请 {req.id}。",
+                )
+            acting.check(self, actor, req.requester, req.kind)
         if req.status is RequestStatus.DRAFT:
             raise InvalidState(
                 f"Request {req.id} was never submitted; there is nothing to withdraw.",
@@ -496,6 +581,8 @@ class Engine(Queries):
         req.status, req.decided_at = RequestStatus.WITHDRAWN, change.now
         change.log(actor, "withdrawn", comment=(reason or "").strip() or None)
         change.emit(EventType.REQUEST_WITHDRAWN, assignee=assignee, reason=reason)
+        if acting.acted_for(req, actor):
+            acting.tell(change, actor, "withdrawn")
         move_leave(change, self.setting, RequestStatus.PENDING, None)
         self._confirm_into(change.tx, pending, req)
         await self.store.apply(change.finish(self.setting))
@@ -641,6 +728,11 @@ class Engine(Queries):
                     req = await self._withdraw_once(pending.request_id, actor, p.reason, pending)
                 case RemindPayload() as p:
                     req = await self._remind_once(pending.request_id, actor, p.note, pending)
+                case CounterPayload() as p:
+                    dates = counter.Dates(p.start, p.end, p.start_half, p.end_half)
+                    req = await counter.propose_once(
+                        self, pending.request_id, p.step, actor, dates, p.comment, pending
+                    )
                 case DelegatePayload() as p:
                     return await self._delegate_once(pending, p, actor)
             return Outcome(pending.kind, req, pending.id)

@@ -49,6 +49,12 @@ class NotAllowed(WorkflowError):
     code = "not_allowed"
 
 
+class ActingNotAllowed(NotAllowed):
+    """Someone without the HR role tried to file or withdraw a request for another person."""
+
+    code = "acting_not_allowed"
+
+
 class InvalidState(WorkflowError):
     """The request or pending action is no longer in a state that allows this."""
 

@@ -47,6 +47,7 @@ class PendingKind(StrEnum):
     WITHDRAW = "withdraw"
     REMIND = "remind"
     DELEGATE = "delegate"
+    COUNTER = "counter"  # an approver's suggestion of other dates, for their click
 
 
 class PendingStatus(StrEnum):
@@ -71,6 +72,9 @@ class EventType(StrEnum):
     DAILY_DIGEST = "daily_digest"
     WEEKLY_OUT = "weekly_out"
     PENDING_CANCELLED = "pending_cancelled"
+    COUNTER_PROPOSED = "counter_proposed"  # an approver suggests other dates to the requester
+    COUNTER_ANSWERED = "counter_answered"  # the requester accepted or declined them
+    ACTED_FOR = "acted_for"  # HR filed or withdrew someone's request: that person is told
 
 
 class _Record(BaseModel):
@@ -136,6 +140,31 @@ class HistoryEntry(_Record):
     reason: RoutedReason | None = None  # on "routed" and "escalated" entries
 
 
+class CounterStatus(StrEnum):
+    OPEN = "open"  # awaiting the requester's answer
+    ACCEPTED = "accepted"  # the request now has these dates
+    DECLINED = "declined"  # the request kept its dates
+    LAPSED = "lapsed"  # the step was decided (or the request ended) before an answer
+
+
+class CounterOffer(_Record):
+    """An approver's suggestion of other dates for a leave request, and what became of it."""
+
+    by: str  # the approver who suggested them
+    at: datetime
+    step: int  # the step they hold: after an Accept it is decided on the new dates
+    start: date
+    end: date
+    start_half: bool = False
+    end_half: bool = False
+    working_days: float
+    comment: str | None = None
+    status: CounterStatus = CounterStatus.OPEN
+    answered_at: datetime | None = None
+    # the dates the request had before an accepted suggestion: start, end, start_half, end_half
+    was: dict[str, Any] | None = None
+
+
 class Request(_Record):
     """A request from draft to its outcome; the record is replaced whole on each transition."""
 
@@ -153,6 +182,8 @@ class Request(_Record):
     decided_at: datetime | None = None
     last_reminded_at: datetime | None = None
     replaces: str | None = None  # the draft this one supersedes
+    filed_by: str | None = None  # HR who filed it on the requester's behalf
+    counter: CounterOffer | None = None  # the latest suggestion of other dates
     history: list[HistoryEntry] = Field(default_factory=list)
     version: int = 0  # the stored version this record was read at (not part of the JSON)
 

@@ -56,8 +56,23 @@ class DelegatePayload(_Data):
     reason: str | None = None
 
 
+class CounterPayload(_Data):
+    kind: Literal["counter"] = "counter"
+    step: int = Field(ge=0)
+    start: date
+    end: date
+    start_half: bool = False
+    end_half: bool = False
+    comment: str | None = None
+
+
 PendingPayload = Annotated[
-    SubmitPayload | DecidePayload | WithdrawPayload | RemindPayload | DelegatePayload,
+    SubmitPayload
+    | DecidePayload
+    | WithdrawPayload
+    | RemindPayload
+    | DelegatePayload
+    | CounterPayload,
     Field(discriminator="kind"),
 ]
 _PENDING: TypeAdapter[PendingPayload] = TypeAdapter(PendingPayload)
@@ -161,6 +176,33 @@ class PendingCancelled(_Data):
     type: Literal["pending_cancelled"]
 
 
+class CounterProposed(_Data):
+    type: Literal["counter_proposed"]
+    step: int
+    by: str
+    start: date
+    end: date
+    start_half: bool = False
+    end_half: bool = False
+    working_days: float = 0
+    comment: str | None = None
+
+
+class CounterAnswered(_Data):
+    type: Literal["counter_answered"]
+    step: int
+    by: str  # the approver who suggested the dates
+    accepted: bool
+    assignee: str | None = None  # who holds the step now (decides it on the new dates)
+
+
+class ActedFor(_Data):
+    type: Literal["acted_for"]
+    by: str  # HR who acted
+    person: str  # whose request it is
+    action: Literal["submitted", "withdrawn"]
+
+
 EventData = Annotated[
     RequestSubmitted
     | TaskAssigned
@@ -174,7 +216,10 @@ EventData = Annotated[
     | DelegationSet
     | DailyDigest
     | WeeklyOut
-    | PendingCancelled,
+    | PendingCancelled
+    | CounterProposed
+    | CounterAnswered
+    | ActedFor,
     Field(discriminator="type"),
 ]
 _EVENTS: TypeAdapter[EventData] = TypeAdapter(EventData)

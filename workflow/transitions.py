@@ -18,6 +18,7 @@ from workflow.directory import Directory
 from workflow.keys import OrgKeys
 from workflow.leave import LEAVE_PREFIX, entry_for, ledger_value, reserved_field, used_field
 from workflow.models import (
+    CounterStatus,
     EventType,
     HistoryEntry,
     Request,
@@ -66,6 +67,7 @@ class Change:
         """
         req, keys = self.request, s.keys
         key = keys.request(req.id)
+        lapse_stale_counter(req)
         self.tx.expect(key, req.version).put(key, req)
         if req.status.is_final:
             self.tx.hdel(key, away.REACH_FIELD)
@@ -84,6 +86,14 @@ class Change:
                 },
             )
         return self.tx
+
+
+def lapse_stale_counter(req: Request) -> None:
+    """A suggestion of other dates lapses when its step is decided or the request ends unanswered."""
+    c = req.counter
+    open_ = c is not None and c.status is CounterStatus.OPEN
+    if open_ and (req.status is not RequestStatus.PENDING or req.current_step != c.step):
+        c.status = CounterStatus.LAPSED
 
 
 @dataclass(frozen=True)
