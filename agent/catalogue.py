@@ -98,6 +98,34 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{who} will be told, with your reason.",
         "将通知 {who}，并附上你的理由。",
     ),
+    # the team calendar feed (bot/conversation/feeds.py, bot/calendar_route.py)
+    "feed.event": ("{name} — out", "{name} — 请假"),
+    "feed.calendar_name": ("Team leave · {team}", "团队请假 · {team}"),
+    "feed.created": (
+        "Your team calendar link (approved leave of your team: names and dates only). Keep it "
+        "to yourself — anyone with it can read the calendar; a new link turns this one off.\n"
+        "{url}\nGoogle Calendar: Other calendars → + → From URL. Outlook: Add calendar → "
+        "Subscribe from web. Feishu: Calendar → + → Subscribe to calendar → URL.",
+        "你的团队日历链接（团队已批准的请假：仅姓名和日期）。请勿外传——持有链接即可查看；"
+        "生成新链接后此链接即失效。\n{url}\nGoogle 日历：其他日历 → + → 通过网址添加。"
+        "Outlook：添加日历 → 从 Web 订阅。飞书：日历 → + → 订阅日历 → 网址。",
+    ),
+    "feed.revoked": (
+        "Your team calendar link is turned off; calendars subscribed to it stop updating.",
+        "你的团队日历链接已停用，订阅它的日历将不再更新。",
+    ),
+    "feed.none": ("You have no team calendar link to turn off.", "你没有可停用的团队日历链接。"),
+    "feed.active": ("Team calendar link: on", "团队日历链接：已开启"),
+    "feed.title": ("Team calendar", "团队日历"),
+    "button.feed_create": ("Team calendar link", "团队日历链接"),
+    "button.feed_new": ("New calendar link", "重新生成日历链接"),
+    "button.feed_revoke": ("Turn off calendar link", "停用日历链接"),
+    "button.close": ("Close", "关闭"),
+    "dialog.feed_revoke.title": ("Turn off the calendar link?", "停用日历链接？"),
+    "dialog.feed_revoke.text": (
+        "Calendars subscribed to it stop updating.",
+        "订阅它的日历将不再更新。",
+    ),
     "form.reject.label": ("Reason for rejecting", "驳回理由"),
     "form.reject.placeholder": ("{who} will see this reason.", "{who} 会看到这条理由。"),
 }

@@ -27,6 +27,7 @@ from agent.i18n import t
 from agent.tools.describe import what, where_it_is
 from bot import wording
 from bot.conversation import CardLifecycle, CardRegistry, Interactions
+from bot.conversation.feeds import CalendarFeeds
 from bot.presentation.history import conversation_lines
 from bot.runtime import Runtime
 from workflow.errors import WorkflowError
@@ -34,9 +35,14 @@ from workflow.errors import WorkflowError
 HELP = """Type a message to the bot, or a command:
   /as PERSON   switch to another person (e.g. an approver) — a new conversation
   /pending     your pending approvals, to approve or reject
+  /calendar    a secret link to your team's leave calendar (a new one turns the last off)
+  /calendar off  turn your calendar link off
   /history     this conversation so far
   /help        this text
   /quit        leave (Ctrl-D also works)"""
+
+CALENDAR_COMMANDS = ("/calendar", "/日历")
+CALENDAR_OFF = ("off", "revoke", "关闭", "停用")
 
 PROMPTS = {
     "submit": ("Submit? [y/N] ", "提交？[y/N] "),
@@ -210,6 +216,20 @@ class ChatSession:
             decided = await engine.get_request(req.id, self.person)
             self.say("  → " + where_it_is(decided, engine.directory, self.locale))
 
+    async def calendar(self, args: list[str]) -> None:
+        """/calendar: a new team calendar link; /calendar off: turn it off (the conversation core does both)."""
+        runtime = self.runtime
+        feeds = CalendarFeeds(runtime.engine, runtime.settings.base_url)
+        me = runtime.engine.person(self.person)
+        off = bool(args) and args[0].lower() in CALENDAR_OFF
+        answer = await (feeds.revoke(me) if off else feeds.create(me))
+        if self.json_mode:
+            self.emit(
+                {"event": "calendar", "ok": answer.ok, "url": answer.url, "text": answer.text}
+            )
+        else:
+            self.say(answer.text)
+
     async def history(self) -> None:
         self.say("\n".join(conversation_lines(await self.runtime.memory.load(self.thread))))
 
@@ -236,6 +256,8 @@ class ChatSession:
                 self.say(e.localized(self.locale))
         elif line == "/pending":
             await self.pending()
+        elif line.split()[0] in CALENDAR_COMMANDS:
+            await self.calendar(line.split()[1:])
         elif line == "/history":
             await self.history()
         elif line.startswith("/"):

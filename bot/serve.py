@@ -17,6 +17,8 @@ import structlog
 from aiohttp import web
 
 from bot import compose
+from bot.budget import budget_for
+from bot.calendar_route import CalendarRoute
 from bot.compose import NOTIFIER_GROUP
 from bot.metrics import metrics_handler, serve_metrics
 from bot.platform import Platform
@@ -38,7 +40,8 @@ WARM_CONNECTIONS = 32  # pooled Redis connections made at start-up, before any b
 def make_app(
     runtime: Runtime, found: Sequence[Platform], tasks: BackgroundTasks
 ) -> web.Application:
-    """Each platform's callback URL, GET /healthz (checks Redis) and GET /metrics."""
+    """Each platform's callback URL, GET /healthz (checks Redis), GET /metrics and
+    GET /calendar/{token}.ics (the team calendar feeds)."""
 
     async def healthz(_: web.Request) -> web.Response:
         # its own small pool: a burst of turns holding every pooled connection does not fail it
@@ -53,6 +56,7 @@ def make_app(
 
     app = web.Application()
     compose.mount(app, found)
+    CalendarRoute(runtime.engine, budget_for(runtime.settings)).add_to(app)
     app.router.add_get("/healthz", healthz)
     app.router.add_get(
         # read through the ingress client: a hung Redis costs /metrics a second, not minutes

@@ -50,6 +50,11 @@ class Settings(BaseSettings):
         default=True, description="stream thinking steps; False: a plan message updated in place"
     )
     port: int = Field(default=3000, ge=1, le=65535)
+    public_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s/]+(/\S*)?$",
+        description="where people reach `serve` (calendar links); unset: http://localhost:PORT",
+    )
     archive_dir: Path | None = Field(
         default=None,
         description="where `requests archive` writes requests past policy.retention_months",
@@ -100,6 +105,11 @@ class Settings(BaseSettings):
         default="https://open.feishu.cn",
         description="https://open.feishu.cn, https://open.larksuite.com, or a local stand-in",
     )
+
+    @property
+    def base_url(self) -> str:
+        """The address calendar-feed links start with."""
+        return (self.public_url or f"http://localhost:{self.port}").rstrip("/")
 
     @property
     def llm_configured(self) -> bool:

@@ -36,6 +36,7 @@ class OutEntry:
     start_half: bool
     end_half: bool
     tentative: bool  # still awaiting approval
+    request_id: str = ""  # for a calendar event's stable UID; never shown to a person
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -238,6 +239,7 @@ class Queries:
                     start_half=e.start_half,
                     end_half=e.end_half,
                     tentative=e.tentative,
+                    request_id=e.request_id,
                 )
             )
         return sorted(out, key=lambda o: (o.start, o.name))
