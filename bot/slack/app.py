@@ -30,11 +30,12 @@ from agent.i18n import detect_locale, t
 from bot import wording
 from bot.budget import VerificationBudget
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm, buttons
+from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
 from bot.queue import QueueUnavailable, TurnJournal
 from bot.runtime import Runtime
-from bot.slack import blocks, blocks_delegation
+from bot.slack import blocks, blocks_delegation, blocks_home
 from bot.slack.edge import SlackEdge
 from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
@@ -146,6 +147,7 @@ class SlackBot:
         registry = CardRegistry(runtime.redis, self.engine.keys.org)
         self.lifecycle = CardLifecycle(self.engine, registry)
         self.core = Interactions(self.engine, runtime.memory, self.lifecycle)
+        self.feeds = CalendarFeeds(self.engine, runtime.settings.base_url)
         self.edge = SlackEdge(signing_secret, runtime.redis, budget)
         self._signing_secret = signing_secret
         hr = self.engine.directory.with_role("hr")
@@ -182,6 +184,8 @@ class SlackBot:
         app.view("reject_reason")(self.on_reject_submit)
         app.view("leave_form")(self.on_leave_submit)
         app.action("open_delegation_form")(self.on_open_delegation_form)
+        app.action(blocks_home.FEED_CREATE)(self.on_calendar_feed)
+        app.action(blocks_home.FEED_REVOKE)(self.on_calendar_feed)
         app.view("delegation_form")(self.on_delegation_submit)
         return app
 
@@ -570,9 +574,34 @@ class SlackBot:
         ]
         balances = await engine.balances(person.id)
         view = blocks.home_view(
-            person, engine, person.locale, my_requests=open_, approvals=approvals, balances=balances
+            person,
+            engine,
+            person.locale,
+            my_requests=open_,
+            approvals=approvals,
+            balances=balances,
+            feed_on=await self.feeds.active(person),
         )
         await self.client.views_publish(user_id=user_id, view=view)
+
+    async def on_calendar_feed(self, ack, body: dict[str, Any], context) -> None:
+        """[Team calendar link] / [Turn off calendar link]: the core does it, a modal says what happened."""
+        await ack()
+        self._later(self._calendar_feed(body, context), "calendar_feed")
+
+    async def _calendar_feed(self, body: dict[str, Any], context) -> None:
+        found = await self._clicker(body, context)
+        if found is None:
+            return
+        click, person = found
+        revoke = body["actions"][0]["action_id"] == blocks_home.FEED_REVOKE
+        answer = await (self.feeds.revoke(person) if revoke else self.feeds.create(person))
+        try:
+            view = blocks_home.feed_modal(answer.text, answer.locale)
+            await self.client.views_open(trigger_id=click.trigger_id, view=view)
+        except SlackApiError as e:
+            log.warning("slack_views_open_failed", error=e.response.get("error"))
+        await self.publish_home(click.user, person)
 
     async def _refresh_home_if_there(self, body: dict[str, Any], person: Person) -> None:
         if (body.get("view") or {}).get("type") == "home":

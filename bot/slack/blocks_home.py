@@ -13,6 +13,7 @@ from agent.tools.describe import carried_note, what, where_it_is
 from bot.slack.blocks_base import (
     LIST_MAX,
     VIEW_BLOCKS_MAX,
+    VIEW_TITLE_MAX,
     actions,
     and_more,
     button,
@@ -23,12 +24,13 @@ from bot.slack.blocks_base import (
     escape,
     fields_section,
     header,
+    plain,
     section,
     step_of,
     truncate,
 )
 from bot.slack.blocks_cards import decision_buttons
-from bot.wording import days_text, leave_type_name, name_of, out_line, step_name
+from bot.wording import days_text, leave_type_name, name_of, out_line, say, step_name
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.leave import Balance
@@ -142,6 +144,48 @@ def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> lis
     return blocks
 
 
+# The Home tab's calendar-feed buttons (bot/conversation/feeds.py does the work).
+FEED_CREATE = "calendar_feed_create"
+FEED_REVOKE = "calendar_feed_revoke"
+
+
+def _feed(feed_on: bool, locale: str) -> list[Block]:
+    """[Team calendar link] (a new one when on) and, when on, [Turn off calendar link]."""
+    if not feed_on:
+        return [
+            actions(
+                button(say("button.feed_create", locale), FEED_CREATE, "create"),
+                block_id="home_feed",
+            )
+        ]
+    dialog = confirm_dialog(
+        say("dialog.feed_revoke.title", locale),
+        say("dialog.feed_revoke.text", locale),
+        say("button.feed_revoke", locale),
+        say("button.cancel", locale),
+        style="danger",
+    )
+    return [
+        context(say("feed.active", locale)),
+        actions(
+            button(say("button.feed_new", locale), FEED_CREATE, "create"),
+            button(say("button.feed_revoke", locale), FEED_REVOKE, "revoke", confirm=dialog),
+            block_id="home_feed",
+        ),
+    ]
+
+
+def feed_modal(text: str, locale: str) -> dict[str, Any]:
+    """What a calendar-link button did (the new link with how to subscribe, or that it is off)."""
+    return View(
+        type="modal",
+        callback_id="calendar_feed",
+        title=plain(t(locale, "Team calendar", "团队日历"), VIEW_TITLE_MAX),
+        close=plain(t(locale, "Close", "关闭"), VIEW_TITLE_MAX),
+        blocks=dump([section(escape(text))], VIEW_BLOCKS_MAX),
+    ).to_dict()
+
+
 def home_view(
     person: Person,
     engine: Engine,
@@ -150,8 +194,10 @@ def home_view(
     my_requests: list[Request],
     approvals: list[RequestView],
     balances: list[Balance],
+    feed_on: bool = False,
 ) -> dict[str, Any]:
-    """The Home tab for `person`: a [New leave request] button, balances, requests, approvals."""
+    """The Home tab for `person`: a [New leave request] button, balances, requests, approvals,
+    and the team calendar link."""
     blocks: list[Block] = [
         header(t(locale, f"Leave and approvals · {person.name}", f"请假与审批 · {person.name}")),
         actions(
@@ -171,5 +217,7 @@ def home_view(
         *_my_requests(my_requests, engine, locale),
         divider(),
         *_approvals(approvals, engine, locale),
+        divider(),
+        *_feed(feed_on, locale),
     ]
     return View(type="home", blocks=dump(blocks, VIEW_BLOCKS_MAX)).to_dict()

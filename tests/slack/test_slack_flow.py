@@ -342,3 +342,34 @@ async def test_a_thread_is_in_one_language_the_one_the_person_wrote_in(slack: Sl
     await h.settle()
     closed = texts([h.standin.workspace.message(card["channel"], card["ts"])])
     assert "已提交" in closed and "Confirmed" not in closed and "Submitted" not in closed
+
+
+async def test_the_home_tab_makes_and_turns_off_a_team_calendar_link(slack: SlackHarness):
+    """Home tab: [Team calendar link] opens a modal with a live link; [Turn off] makes it 404 (en and zh)."""
+    h = slack
+    for user, made, off in (
+        (EMMA, "Your team calendar link", "Your team calendar link is turned off"),
+        (ZHANG, "你的团队日历链接", "你的团队日历链接已停用"),
+    ):
+        await h.sim.home_opened(user)
+        await h.standin.wait_for_call("views.publish", lambda p, u=user: p.get("user_id") == u)
+        home = h.standin.workspace.views.home(user)
+        await h.sim.click_in_view(user, home, "calendar_feed_create")
+        await h.bot.tasks.idle()
+        opened = await h.standin.wait_for_call(
+            "views.open", lambda p, m=made: m in json.dumps(p, ensure_ascii=False)
+        )
+        text = json.dumps(opened["view"], ensure_ascii=False)
+        url = next(w for w in text.replace("\\n", " ").split() if "/calendar/" in w)
+        path = url[url.index("/calendar/") :]
+        feed = await h.http.get(h.server.make_url(path))
+        assert feed.status == 200 and "BEGIN:VCALENDAR" in await feed.text()
+        home = h.standin.workspace.views.home(user)
+        assert "calendar_feed_revoke" in json.dumps(home)
+        await h.sim.click_in_view(user, home, "calendar_feed_revoke")
+        await h.bot.tasks.idle()
+        await h.standin.wait_for_call(
+            "views.open", lambda p, o=off: o in json.dumps(p, ensure_ascii=False)
+        )
+        assert (await h.http.get(h.server.make_url(path))).status == 404
+        assert "calendar_feed_revoke" not in json.dumps(h.standin.workspace.views.home(user))
