@@ -98,6 +98,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{who} will be told, with your reason.",
         "将通知 {who}，并附上你的理由。",
     ),
+    # balances with accrual (agent/tools/describe.carried_note)
+    "balance.carried": (", of which {days} carried over", "，其中 {days} 天为上年结转"),
+    "balance.carried_expiring": (
+        ", of which {days} carried over, expiring {on:%d %b}",
+        "，其中 {days} 天为上年结转，{on:%m月%d日}到期",
+    ),
     # the team calendar feed (bot/conversation/feeds.py, bot/calendar_route.py)
     "feed.event": ("{name} — out", "{name} — 请假"),
     "feed.calendar_name": ("Team leave · {team}", "团队请假 · {team}"),

@@ -118,10 +118,10 @@ async def test_balances_say_how_much_is_carried_over_and_when_it_expires(engine:
         in en.summary
     )
     zh = await my_balances(context(engine, "zh"), BalancesArgs())
-    assert "年假：剩余 16.5 天（共 16.5 天），其中 5 天为上年结转，3月31日到期" in zh.summary
+    assert "年假：剩余 16.5 天（共 16.5 天），其中 5 天为上年结转，03月31日到期" in zh.summary
     b = await annual(engine)
     assert _balance_value(b, "en").endswith("of which 5 carried over, expiring 31 Mar")
-    assert _balance_value(b, "zh").endswith("其中 5 天为上年结转，3月31日到期")
+    assert _balance_value(b, "zh").endswith("其中 5 天为上年结转，03月31日到期")
 
 
 @pytest.mark.redis

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from agent.catalogue import say
 from agent.i18n import fmt_days, fmt_range, t
 from workflow.config import OrgConfig
 from workflow.directory import Directory
@@ -106,11 +107,5 @@ def carried_note(b: Balance, locale: str) -> str:
         return ""
     d = b.carried_expires
     if d is None:
-        return t(
-            locale, f", of which {b.carried:g} carried over", f"，其中 {b.carried:g} 天为上年结转"
-        )
-    return t(
-        locale,
-        f", of which {b.carried:g} carried over, expiring {d.day} {d:%b}",
-        f"，其中 {b.carried:g} 天为上年结转，{d.month}月{d.day}日到期",
-    )
+        return say("balance.carried", locale, days=f"{b.carried:g}")
+    return say("balance.carried_expiring", locale, days=f"{b.carried:g}", on=d)

@@ -180,8 +180,8 @@ def feed_modal(text: str, locale: str) -> dict[str, Any]:
     return View(
         type="modal",
         callback_id="calendar_feed",
-        title=plain(t(locale, "Team calendar", "团队日历"), VIEW_TITLE_MAX),
-        close=plain(t(locale, "Close", "关闭"), VIEW_TITLE_MAX),
+        title=plain(say("feed.title", locale), VIEW_TITLE_MAX),
+        close=plain(say("button.close", locale), VIEW_TITLE_MAX),
         blocks=dump([section(escape(text))], VIEW_BLOCKS_MAX),
     ).to_dict()
 
