@@ -224,9 +224,7 @@ class ChatSession:
         off = bool(args) and args[0].lower() in CALENDAR_OFF
         answer = await (feeds.revoke(me) if off else feeds.create(me))
         if self.json_mode:
-            self.emit(
-                {"event": "calendar", "ok": answer.ok, "url": answer.url, "text": answer.text}
-            )
+            self.emit({"event": "calendar", "ok": answer.ok, "text": answer.text})
         else:
             self.say(answer.text)
 

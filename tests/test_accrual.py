@@ -13,12 +13,12 @@ from agent.tools.base import ToolContext
 from agent.tools.read import BalancesArgs, my_balances
 from bot.slack.blocks_home import _balance_value
 from tests.conftest import delete_org, open_real_redis
+from tests.helpers import approved
 from workflow import accrual
 from workflow.clock import FixedClock
 from workflow.config import OrgConfig, parse_config
 from workflow.engine import Engine
 from workflow.errors import ConfigError
-from workflow.models import RequestStatus
 from workflow.scheduler import Scheduler
 
 DEMO = (Path(__file__).parents[1] / "workflow" / "data" / "demo_org.toml").read_text("utf-8")
@@ -55,14 +55,6 @@ async def annual(engine: Engine, person: str = "zhangsan", year: int | None = No
 
 def context(engine: Engine, locale: str) -> ToolContext:
     return ToolContext(engine, engine.person("zhangsan"), date(2027, 1, 4), locale, "t:1")
-
-
-async def approved(engine: Engine, actor: str, fields: dict) -> None:
-    proposal = await engine.prepare_submit(actor, "leave", fields)
-    req = (await engine.confirm(proposal.pending.id, actor)).request
-    while (step := req.open_step()) is not None:
-        req = await engine.decide(req.id, step.index, step.assignee, "approve")
-    assert req.status is RequestStatus.APPROVED
 
 
 async def test_a_month_adds_its_days_once_however_often_the_scheduler_runs(engine: Engine):

@@ -15,11 +15,13 @@ from bot.budget import VerificationBudget
 from bot.calendar_route import CalendarRoute
 from bot.chat import ChatSession
 from bot.conversation.feeds import CalendarFeeds
+from bot.conversation.interactions import Answer
 from bot.runtime import Runtime
 from bot.settings import Settings
+from tests.helpers import approved
 from workflow.config import OrgConfig
 from workflow.engine import Engine
-from workflow.models import RequestStatus
+from workflow.models import Request
 
 BASE = "https://approvals.example.com"
 # Reasons nobody would write by chance: none of them may ever reach a feed.
@@ -28,22 +30,13 @@ CHECKUP_REASON = "皮肤科复诊-zz9"
 PERSONAL_REASON = "court hearing kv3"
 
 
-async def approved(engine: Engine, actor: str, fields: dict) -> str:
+async def pending(engine: Engine, actor: str, fields: dict) -> Request:
     proposal = await engine.prepare_submit(actor, "leave", fields)
-    req = (await engine.confirm(proposal.pending.id, actor)).request
-    while (step := req.open_step()) is not None:
-        req = await engine.decide(req.id, step.index, step.assignee, "approve")
-    assert req.status is RequestStatus.APPROVED
-    return req.id
-
-
-async def pending(engine: Engine, actor: str, fields: dict) -> str:
-    proposal = await engine.prepare_submit(actor, "leave", fields)
-    return (await engine.confirm(proposal.pending.id, actor)).request.id
+    return (await engine.confirm(proposal.pending.id, actor)).request
 
 
 @pytest.fixture
-async def team_leave(engine: Engine) -> dict[str, str]:
+async def team_leave(engine: Engine) -> dict[str, Request]:
     """Engineering: 张三 sick and 李四 personal leave approved, 陈静's still pending; Oliver (sales) approved."""
     return {
         "zhangsan": await approved(
@@ -91,6 +84,11 @@ async def client(engine: Engine) -> AsyncIterator[TestClient]:
         yield c
 
 
+def url_in(answer: Answer) -> str:
+    """The link in a create answer's sentence (the only place it is shown)."""
+    return next(w for w in answer.text.split() if w.startswith(BASE))
+
+
 def path_of(url: str | None) -> str:
     assert url is not None and url.startswith(BASE + "/calendar/") and url.endswith(".ics")
     return url[len(BASE) :]
@@ -105,11 +103,11 @@ async def fetch(client: TestClient, url: str | None) -> tuple[Calendar, bytes]:
 
 
 async def test_the_feed_has_the_teams_approved_leave_as_all_day_events(
-    engine: Engine, team_leave: dict[str, str], client: TestClient
+    engine: Engine, team_leave: dict[str, Request], client: TestClient
 ):
     """王芳's link: 张三 and 李四 as all-day events (DTEND the day after), stable UIDs; pending and other teams absent."""
     link = await CalendarFeeds(engine, BASE).create(engine.person("wangfang"))
-    cal, _ = await fetch(client, link.url)
+    cal, _ = await fetch(client, url_in(link))
     events = {str(e["summary"]): e for e in cal.walk("VEVENT")}
     assert set(events) == {
         "张三 — 请假",
@@ -120,8 +118,8 @@ async def test_the_feed_has_the_teams_approved_leave_as_all_day_events(
     assert type(start) is date and type(end) is date  # DATE values, not DATE-TIME
     assert (start, end) == (date(2026, 12, 3), date(2026, 12, 5))  # exclusive end
     assert events["李四 — 请假"].decoded("dtend") == date(2026, 12, 15)
-    assert str(zhang["uid"]) == f"{team_leave['zhangsan']}@{engine.keys.org}.approvals-bot"
-    again, _ = await fetch(client, link.url)
+    assert str(zhang["uid"]) == f"{team_leave['zhangsan'].id}@{engine.keys.org}.approvals-bot"
+    again, _ = await fetch(client, url_in(link))
     assert sorted(str(e["uid"]) for e in again.walk("VEVENT")) == sorted(
         str(e["uid"]) for e in cal.walk("VEVENT")
     )
@@ -129,12 +127,12 @@ async def test_the_feed_has_the_teams_approved_leave_as_all_day_events(
 
 
 async def test_no_reason_or_leave_type_ever_appears_in_the_feed(
-    engine: Engine, team_leave: dict[str, str], client: TestClient
+    engine: Engine, team_leave: dict[str, Request], client: TestClient
 ):
     """Distinctive reasons (and the leave types' names) are in the requests, never in the feed, in either language."""
     for reader in ("wangfang", "david", "zhangsan"):
         link = await CalendarFeeds(engine, BASE).create(engine.person(reader))
-        _, body = await fetch(client, link.url)
+        _, body = await fetch(client, url_in(link))
         text = body.decode()
         for secret in (SICK_REASON, CHECKUP_REASON, PERSONAL_REASON, "xq7", "zz9", "kv3"):
             assert secret not in text
@@ -148,26 +146,26 @@ async def test_an_english_reader_sees_an_english_feed(engine: Engine, client: Te
         engine, "oliver", {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-22"}
     )
     link = await CalendarFeeds(engine, BASE).create(engine.person("oliver"))
-    cal, _ = await fetch(client, link.url)
+    cal, _ = await fetch(client, url_in(link))
     [event] = cal.walk("VEVENT")
     name = engine.person("oliver").name
     assert str(event["summary"]) == f"{name} — out"
 
 
 async def test_a_new_link_turns_the_last_off_and_a_revoked_link_is_a_bare_404(
-    engine: Engine, team_leave: dict[str, str], client: TestClient
+    engine: Engine, team_leave: dict[str, Request], client: TestClient
 ):
     """Creating again revokes the old link at once; turning off makes the current one 404 with no body."""
     feeds = CalendarFeeds(engine, BASE)
     wangfang = engine.person("wangfang")
     first = await feeds.create(wangfang)
     second = await feeds.create(wangfang)
-    old = await client.get(path_of(first.url))
+    old = await client.get(path_of(url_in(first)))
     assert (old.status, await old.read()) == (404, b"")
-    await fetch(client, second.url)
+    await fetch(client, url_in(second))
     off = await feeds.revoke(wangfang)
     assert off.ok and not await feeds.active(wangfang)
-    gone = await client.get(path_of(second.url))
+    gone = await client.get(path_of(url_in(second)))
     assert (gone.status, await gone.read()) == (404, b"")
     again = await feeds.revoke(wangfang)
     assert not again.ok and again.text == "你没有可停用的团队日历链接。"
@@ -195,30 +193,30 @@ async def test_a_link_of_someone_who_left_the_directory_is_404(
 ):
     """李四's link stops working once 李四 is no longer in the directory."""
     link = await CalendarFeeds(engine, BASE).create(engine.person("lisi"))
-    await fetch(client, link.url)
+    await fetch(client, url_in(link))
     people = tuple(p for p in config.people if p.id != "lisi")
     after = Engine(config.model_copy(update={"people": people}), engine.store.redis, engine.clock)
     app = web.Application()
     CalendarRoute(after, VerificationBudget()).add_to(app)
     async with TestClient(TestServer(app)) as other:
-        resp = await other.get(path_of(link.url))
+        resp = await other.get(path_of(url_in(link)))
         assert (resp.status, await resp.read()) == (404, b"")
 
 
 async def test_an_unchanged_feed_is_a_304_with_its_etag(
-    engine: Engine, team_leave: dict[str, str], client: TestClient
+    engine: Engine, team_leave: dict[str, Request], client: TestClient
 ):
     """The subscriber's If-None-Match with the last ETag gets a 304; new leave changes the ETag."""
     link = await CalendarFeeds(engine, BASE).create(engine.person("wangfang"))
-    first = await client.get(path_of(link.url))
+    first = await client.get(path_of(url_in(link)))
     tag = first.headers["ETag"]
     assert "private" in first.headers["Cache-Control"]
-    same = await client.get(path_of(link.url), headers={"If-None-Match": tag})
+    same = await client.get(path_of(url_in(link)), headers={"If-None-Match": tag})
     assert same.status == 304
     await approved(
         engine, "chenjing", {"leave_type": "annual", "start": "2026-12-28", "end": "2026-12-28"}
     )
-    changed = await client.get(path_of(link.url), headers={"If-None-Match": tag})
+    changed = await client.get(path_of(url_in(link)), headers={"If-None-Match": tag})
     assert changed.status == 200 and changed.headers["ETag"] != tag
 
 

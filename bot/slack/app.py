@@ -597,7 +597,7 @@ class SlackBot:
         revoke = body["actions"][0]["action_id"] == blocks_home.FEED_REVOKE
         answer = await (self.feeds.revoke(person) if revoke else self.feeds.create(person))
         try:
-            view = blocks_home.feed_modal(answer.text, answer.locale)
+            view = blocks_home.feed_modal(answer.text, answer.locale or person.locale)
             await self.client.views_open(trigger_id=click.trigger_id, view=view)
         except SlackApiError as e:
             log.warning("slack_views_open_failed", error=e.response.get("error"))
