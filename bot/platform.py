@@ -9,11 +9,12 @@ the sandbox.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from aiohttp import web
 
 from bot.conversation import CardRef, CardView
+from bot.conversation.redraw import CardRedraw
 from bot.notifier import Delivery
 from workflow.config import Person
 
@@ -49,3 +50,27 @@ class Platform(Protocol):
     async def aclose(self) -> None:
         """Close its HTTP sessions."""
         ...
+
+
+class PlatformBot(Protocol):
+    """What a platform's bot gives the `Platform` around it."""
+
+    cards: CardRedraw[Any]
+
+    async def handle(self, request: web.Request) -> web.Response: ...
+
+
+B = TypeVar("B", bound=PlatformBot)
+
+
+class BotPlatform(Generic[B]):
+    """What every platform built around one bot shares: callbacks to the bot, cards redrawn by it."""
+
+    def __init__(self, bot: B) -> None:
+        self.bot = bot
+
+    async def receive(self, request: web.Request) -> web.Response:
+        return await self.bot.handle(request)
+
+    async def update(self, card: CardRef, view: CardView) -> bool:
+        return await self.bot.cards.update(card, view)

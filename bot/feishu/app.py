@@ -35,7 +35,7 @@ from bot.feishu.edge import check_event, kept, reason_of, rejected, too_many
 from bot.feishu.errors import CallbackRejected, FeishuError
 from bot.feishu.identity import FeishuIdentity
 from bot.feishu.queued import FeishuTurnHandler, submit_message
-from bot.feishu.render import PLATFORM, FeishuCards, render
+from bot.feishu.render import PLATFORM, feishu_cards, render
 from bot.feishu.turns import CardThread
 from bot.once import Once
 from bot.queue import QueueUnavailable, TurnJournal, Turns
@@ -167,7 +167,7 @@ class FeishuBot:
         self.budget = budget if budget is not None else VerificationBudget()
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
-        self.cards = FeishuCards(self.engine, client)
+        self.cards = feishu_cards(self.engine, client)
 
     @cached_property
     def identity(self) -> FeishuIdentity:

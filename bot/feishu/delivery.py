@@ -15,14 +15,12 @@ import redis.asyncio as aioredis
 import structlog
 
 from bot.conversation import CardLifecycle, CardRegistry
+from bot.conversation.notify import deliver_event
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.identity import FeishuIdentity
-from bot.feishu.render import PLATFORM, FeishuCards
+from bot.feishu.render import feishu_cards
 from bot.feishu.turns import send_uuid
-from bot.notices import Notice, plan_notices
-from bot.presentation.model import Reader
-from bot.presentation.notices import notice_card
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.keys import delivery
@@ -42,21 +40,14 @@ class FeishuDelivery:
         self.client = client
         self.redis = redis
         self.identity = FeishuIdentity(engine.directory, redis, client)
-        self.cards = FeishuCards(engine, client)
+        self.cards = feishu_cards(engine, client)
         self.lifecycle = CardLifecycle(engine, CardRegistry(redis, engine.keys.org))
 
     async def deliver(self, event: OutboxEvent) -> None:
         """Send each notice of the event's plan to its person once; raise to have it retried."""
-        plan = await plan_notices(event, self.engine)
-
-        async def send(notice: Notice, person: Person) -> str | None:
-            return await self._send(
-                event,
-                person,
-                cards.render(notice_card(notice, plan, event.data, self.engine, Reader.of(person))),
-            )
-
-        await self.lifecycle.deliver(plan, PLATFORM, send, self.cards.update)
+        await deliver_event(
+            event, self.engine, self.lifecycle, self.cards, cards.render, self._send
+        )
 
     async def _send(self, event: OutboxEvent, person: Person, card: dict[str, Any]) -> str | None:
         """Send once per (event, person): skip when the key says sent; the uuid covers a crash.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 import structlog
 
+from bot.conversation.accounts import CACHE_S, NOBODY, person_for_account
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
 from workflow.config import Person
@@ -17,8 +18,6 @@ from workflow.directory import Directory
 from workflow.keys import platform_account, platform_person
 
 log = structlog.get_logger("feishu")
-CACHE_S = 86_400  # refreshed daily: an email change in Feishu is picked up the next day
-NOBODY = "-"
 PLATFORM = "feishu"
 
 
@@ -34,22 +33,17 @@ class FeishuIdentity:
         """The person behind a Feishu user, or None for someone not in the directory."""
         if not open_id:
             return None
-        person = self.directory.by_feishu_id(open_id)
-        if person is not None:
-            return person
         key = platform_person(PLATFORM, open_id)
-        cached = await self.redis.get(key)
-        if cached is not None:
-            return None if cached == NOBODY else self.directory.find(cached)
+        return await person_for_account(
+            self.directory, self.redis, PLATFORM, open_id, key, self._email_of
+        )
+
+    async def _email_of(self, open_id: str) -> str | None:
         try:
-            email = await self.client.email_of(open_id)
+            return await self.client.email_of(open_id) or ""
         except FeishuError as e:
             log.warning("feishu_contact_lookup_failed", open_id=open_id, error=str(e))
-            return None  # not cached: the next message tries again
-        person = self.directory.by_email(email) if email else None
-        await self.redis.set(key, person.id if person else NOBODY, ex=CACHE_S)
-        log.info("feishu_user_mapped", open_id=open_id, person=person.id if person else None)
-        return person
+            return None
 
     async def open_id_for(self, person: Person) -> str | None:
         """A person's open_id: from the directory, else looked up by email (None: not on Feishu)."""

@@ -10,14 +10,13 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from aiohttp import web
-
 from bot.budget import budget_for
-from bot.conversation import CardRef, CardView
+from bot.conversation import CardView
 from bot.feishu.app import FeishuBot
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
 from bot.feishu.render import PLATFORM, render
+from bot.platform import BotPlatform
 from bot.runtime import Runtime
 from bot.settings import Settings, require
 from bot.tasks import BackgroundTasks
@@ -26,18 +25,15 @@ from workflow.config import Person
 EVENTS_PATH = "/feishu/events"
 
 
-class FeishuPlatform:
+class FeishuPlatform(BotPlatform[FeishuBot]):
     """Feishu over its open API, around one `FeishuBot`."""
 
     name = PLATFORM
     path = EVENTS_PATH
 
     def __init__(self, bot: FeishuBot) -> None:
-        self.bot = bot
+        super().__init__(bot)
         bot.turns  # noqa: B018 - from now on this process's turn runner runs Feishu's turns
-
-    async def receive(self, request: web.Request) -> web.Response:
-        return await self.bot.handle(request)
 
     async def identify(self, account: str, scope: str = "") -> Person | None:
         return await self.bot.identity.person_for(account)
@@ -51,9 +47,6 @@ class FeishuPlatform:
             return None
         sent = await self.bot.client.send(open_id, "interactive", message)
         return str(sent.get("message_id") or "") or None
-
-    async def update(self, card: CardRef, view: CardView) -> bool:
-        return await self.bot.cards.update(card, view)
 
     @cached_property
     def _delivery(self) -> FeishuDelivery:

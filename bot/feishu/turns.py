@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
+from agent.events import FinalAnswer, ProposalReady, StepEvent
+from bot.conversation.turn_view import show_turn
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
-from bot.presentation.steps import TaskLine, TaskStatus, step_output
+from bot.presentation.steps import TaskLine, TaskStatus
 from workflow.engine import Engine
 
 log = structlog.get_logger("feishu")
@@ -88,30 +89,19 @@ class CardThread:
             log.warning("feishu_steps_card_failed", error=str(e))
             await self.say(text)
 
+    async def card(self, proposal: ProposalReady) -> None:
+        """Post the confirm card; on a re-run, the earlier run's card becomes this one, in place."""
+        card = cards.confirm_card(proposal, self.locale, thread=self.thread, engine=self.engine)
+        message_id = await self.reply("interactive", card)
+        if self.rerun and message_id:  # the uuid found the earlier run's card
+            await self.client.patch_card(message_id, card)
+        if self.posted is not None and message_id:
+            await self.posted(proposal, message_id)
+
+    async def notice(self, text: str) -> None:
+        await self.say(text)
+
     async def render(self, events: AsyncIterator[StepEvent]) -> FinalAnswer | None:
         """Show every event of a turn; returns its final answer."""
         await self._steps(force=True)
-        final = None
-        async for event in events:
-            match event:
-                case ToolStarted():
-                    await self.task(event.call_id, event.title, "in_progress")
-                case ToolFinished():
-                    output = step_output(event)
-                    status: TaskStatus = "complete" if event.ok else "error"
-                    await self.task(event.call_id, event.title, status, output)
-                case ProposalReady():
-                    card = cards.confirm_card(
-                        event, self.locale, thread=self.thread, engine=self.engine
-                    )
-                    message_id = await self.reply("interactive", card)
-                    if self.rerun and message_id:  # the uuid found the earlier run's card
-                        await self.client.patch_card(message_id, card)
-                    if self.posted is not None and message_id:
-                        await self.posted(event, message_id)
-                case Notice():
-                    await self.say(event.text)
-                case FinalAnswer():
-                    final = event
-                    await self.finish(event.text)
-        return final
+        return await show_turn(events, self)

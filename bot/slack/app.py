@@ -41,7 +41,7 @@ from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
 from bot.slack.middleware import PERSON, drop_retries, person_in_context
 from bot.slack.queued import SlackIngress, SlackTurnHandler, submit_command, submit_dm
-from bot.slack.render import PLATFORM, SlackCards, address, render
+from bot.slack.render import PLATFORM, address, render, slack_cards
 from bot.slack.turns import ThreadView
 from bot.tasks import BackgroundTasks
 from workflow.config import Person
@@ -143,7 +143,7 @@ class SlackBot:
         self.streaming = streaming
         self.tasks = tasks if tasks is not None else BackgroundTasks()
         self.identity = SlackIdentity(self.engine.directory, runtime.redis, client)
-        self.cards = SlackCards(self.engine, client)
+        self.cards = slack_cards(self.engine, client)
         registry = CardRegistry(runtime.redis, self.engine.keys.org)
         self.lifecycle = CardLifecycle(self.engine, registry)
         self.core = Interactions(self.engine, runtime.memory, self.lifecycle)

@@ -6,14 +6,12 @@ import structlog
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import CardLifecycle, CardRegistry
-from bot.notices import Notice, plan_notices
-from bot.presentation.model import Reader
-from bot.presentation.notices import notice_card
+from bot.conversation.notify import deliver_event
 from bot.slack import blocks
 from bot.slack.blocks_cards import render
 from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
-from bot.slack.render import PLATFORM, SlackCards, address
+from bot.slack.render import address, slack_cards
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.keys import delivery
@@ -34,7 +32,7 @@ class SlackDelivery:
         self.client = client
         self.identity = identity
         self.redis = identity.redis
-        self.cards = SlackCards(engine, client)
+        self.cards = slack_cards(engine, client)
         self.lifecycle = CardLifecycle(engine, CardRegistry(self.redis, engine.keys.org))
         self._team: str | None = None
 
@@ -45,16 +43,7 @@ class SlackDelivery:
 
     async def deliver(self, event: OutboxEvent) -> None:
         """Send each notice of the event's plan to its person once; raise to have it retried."""
-        plan = await plan_notices(event, self.engine)
-
-        async def send(notice: Notice, person: Person) -> str | None:
-            return await self._send(
-                event,
-                person,
-                render(notice_card(notice, plan, event.data, self.engine, Reader.of(person))),
-            )
-
-        await self.lifecycle.deliver(plan, PLATFORM, send, self.cards.update)
+        await deliver_event(event, self.engine, self.lifecycle, self.cards, render, self._send)
 
     async def _send(
         self, event: OutboxEvent, person: Person, msg: blocks.SlackMessage

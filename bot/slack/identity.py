@@ -7,14 +7,14 @@ import structlog
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.conversation.accounts import CACHE_S, person_for_account
 from bot.slack.errors import SlackCallFailed
 from workflow.config import Person
 from workflow.directory import Directory
 from workflow.keys import slack_dm_channel, slack_user
 
 log = structlog.get_logger("slack")
-CACHE_S = 86_400  # refreshed daily: an email change in Slack is picked up the next day
-NOBODY = "-"
+PLATFORM = "slack"
 # what users.info answers for someone we cannot map; any other failure is Slack failing
 UNKNOWN_USER = frozenset(
     {"user_not_found", "users_not_found", "user_not_visible", "account_inactive"}
@@ -35,13 +35,17 @@ class SlackIdentity:
         Raises:
             SlackCallFailed: users.info failed in any way other than "no such user".
         """
-        person = self.directory.by_slack_id(user_id)
-        if person is not None:
-            return person
         key = slack_user(team_id, user_id)
-        cached = await self.redis.get(key)
-        if cached is not None:
-            return None if cached == NOBODY else self.directory.find(cached)
+        return await person_for_account(
+            self.directory, self.redis, PLATFORM, user_id, key, self._email_of
+        )
+
+    async def _email_of(self, user_id: str) -> str | None:
+        """users.info's email for the user ("" without one; None: no such user, as Slack says).
+
+        Raises:
+            SlackCallFailed: users.info failed in any way other than "no such user".
+        """
         try:
             info = await self.client.users_info(user=user_id)
         except SlackApiError as e:
@@ -49,15 +53,11 @@ class SlackIdentity:
             if failed.code not in UNKNOWN_USER:
                 raise failed from e  # Slack failed: not the same as "not in the directory"
             log.warning("slack_users_info_failed", user=user_id, error=failed.code)
-            return None  # not cached: the next message tries again
+            return None  # not remembered: the next message tries again
         user = info.get("user")
         profile = user.get("profile") if isinstance(user, dict) else None
         email = profile.get("email") if isinstance(profile, dict) else None
-        email = email if isinstance(email, str) else ""
-        person = self.directory.by_email(email) if email else None
-        await self.redis.set(key, person.id if person else NOBODY, ex=CACHE_S)
-        log.info("slack_user_mapped", user=user_id, person=person.id if person else None)
-        return person
+        return email if isinstance(email, str) else ""
 
     async def user_id_for(self, person: Person) -> str | None:
         """The Slack user id of a person: from the directory, else looked up by email."""

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from aiohttp import web
-
 from bot.budget import budget_for
-from bot.conversation import CardRef, CardView
+from bot.conversation import CardView
+from bot.platform import BotPlatform
 from bot.runtime import Runtime
 from bot.settings import Settings, require
 from bot.slack.app import SlackBot
@@ -26,17 +25,11 @@ from workflow.config import Person
 EVENTS_PATH = "/slack/events"
 
 
-class SlackPlatform:
+class SlackPlatform(BotPlatform[SlackBot]):
     """Slack over the Web API, around one `SlackBot` (its Bolt app is built on the first callback)."""
 
     name = PLATFORM
     path = EVENTS_PATH
-
-    def __init__(self, bot: SlackBot) -> None:
-        self.bot = bot
-
-    async def receive(self, request: web.Request) -> web.Response:
-        return await self.bot.handle(request)
 
     async def identify(self, account: str, scope: str = "") -> Person | None:
         return await self.bot.identity.person_for(scope, account)
@@ -58,9 +51,6 @@ class SlackPlatform:
             channel=channel, text=message.text, blocks=message.blocks
         )
         return f"{channel}:{posted['ts']}"
-
-    async def update(self, card: CardRef, view: CardView) -> bool:
-        return await self.bot.cards.update(card, view)
 
     def delivery(self) -> SlackDelivery:
         return self._delivery

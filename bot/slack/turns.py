@@ -19,9 +19,9 @@ from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.models.messages.chunk import MarkdownTextChunk, TaskUpdateChunk
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
+from agent.events import FinalAnswer, ProposalReady, StepEvent
 from agent.i18n import t
-from bot.presentation.steps import step_output
+from bot.conversation.turn_view import show_turn
 from bot.queue.journal import ANSWERED, TurnJournal
 from bot.slack.blocks import TaskLine, confirm_card, plan_message
 from workflow.engine import Engine
@@ -198,24 +198,7 @@ class ThreadView:
     async def render(self, events: AsyncIterator[StepEvent]) -> FinalAnswer | None:
         """Show every event of a turn; returns its final answer."""
         await self.status(t(self.locale, "is thinking…", "正在思考…"))
-        final = None
         try:
-            async for event in events:
-                match event:
-                    case ToolStarted():
-                        await self.task(event.call_id, event.title, "in_progress")
-                    case ToolFinished():
-                        output = step_output(event)
-                        await self.task(
-                            event.call_id, event.title, "complete" if event.ok else "error", output
-                        )
-                    case ProposalReady():
-                        await self.card(event)
-                    case Notice():
-                        await self.notice(event.text)
-                    case FinalAnswer():
-                        final = event
-                        await self.finish(event.text)
+            return await show_turn(events, self)
         finally:
             await asyncio.shield(self.status(""))
-        return final
