@@ -381,13 +381,16 @@ def build_parser() -> argparse.ArgumentParser:
     mig.add_argument("--keep-old", action="store_true", help="keep the older layout's keys")
     mig.set_defaults(run=_migrate)
     serve = sub.add_parser(
-        "serve", help="run the Slack bot (POST /slack/events on PORT, or --socket)"
+        "serve",
+        help="run the bot: each configured platform's callback URL on PORT (or Slack's --socket)",
     )
     serve.add_argument(
         "--socket", action="store_true", help="Socket Mode instead of HTTP (needs SLACK_APP_TOKEN)"
     )
     serve.set_defaults(run=_serve)
-    worker = sub.add_parser("worker", help="run the notifier: workflow events to DMs and cards")
+    worker = sub.add_parser(
+        "worker", help="run the notifier, scheduler and turn runner (no callback URL)"
+    )
     worker.set_defaults(run=_worker)
     turns = sub.add_parser(
         "turns", help="admin: turns that failed three times (dead letters): list, replay"

@@ -1,49 +1,49 @@
 """The one composition module: which chat platforms exist, wired into serve, worker and the sandbox.
 
-A new chat platform is one package with a `Platform` (see `bot.platform`) and one line in
-`PLATFORMS`. `serve` mounts every configured platform's callbacks; `worker` gives the
-notifier every configured platform's delivery, without building any platform's
-callback handler (no Bolt app in the worker).
+A new chat platform is one package with a `Platform` and its `PlatformKind` (see
+`bot.platform`) and one line in `PLATFORMS`. `serve` mounts every configured platform's
+callback URL; `worker` gives the notifier every configured platform's delivery and mounts
+nothing (no Bolt app is built there); both run the platforms' queued turns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from aiohttp import web
 
-from bot.feishu.platform import feishu_platform
+from bot.feishu.platform import FEISHU
 from bot.notifier import OutboxWorker
-from bot.platform import Platform
+from bot.platform import Platform, PlatformKind
 from bot.runtime import Runtime
 from bot.settings import Settings, SettingsError
-from bot.slack.platform import slack_platform
+from bot.slack.platform import SLACK
 from bot.tasks import BackgroundTasks
 from workflow.outbox import Outbox
 
 NOTIFIER_GROUP = "notifier"
-NO_PLATFORM = (
-    "Neither Slack nor Feishu is configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, "
-    "or FEISHU_APP_ID, FEISHU_APP_SECRET and FEISHU_VERIFICATION_TOKEN (or try `approvals-bot sandbox`)."
+PLATFORMS: tuple[PlatformKind, ...] = (
+    SLACK,
+    FEISHU,
 )
 
-# Each returns its platform from the settings, or None when that platform is not configured.
-Factory = Callable[[Runtime, Settings, BackgroundTasks], Platform | None]
-PLATFORMS: tuple[Factory, ...] = (
-    slack_platform,
-    feishu_platform,
-)
+
+def no_platform(kinds: Sequence[PlatformKind] = PLATFORMS) -> str:
+    """The one line `serve` and `worker` stop with when no platform is configured."""
+    names = " nor ".join(k.name for k in kinds)
+    needs = ", or ".join(k.needs for k in kinds)
+    return f"Neither {names} is configured: set {needs} (or try `approvals-bot sandbox`)."
 
 
 def platforms(runtime: Runtime, settings: Settings, tasks: BackgroundTasks) -> list[Platform]:
-    """Every configured platform.
+    """Every configured platform; each hands this process's turn runner its queued turns.
 
     Raises:
         SettingsError: none is configured, or one is configured only in part.
     """
-    found = [p for make in PLATFORMS if (p := make(runtime, settings, tasks)) is not None]
+    found = [p for kind in PLATFORMS if (p := kind.build(runtime, settings, tasks)) is not None]
     if not found:
-        raise SettingsError(NO_PLATFORM)
+        raise SettingsError(no_platform())
     return found
 
 

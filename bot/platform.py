@@ -9,7 +9,9 @@ the sandbox.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Protocol, TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from aiohttp import web
 
@@ -17,6 +19,11 @@ from bot.conversation import CardRef, CardView
 from bot.conversation.redraw import CardRedraw
 from bot.notifier import Delivery
 from workflow.config import Person
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+    from bot.settings import Settings
+    from bot.tasks import BackgroundTasks
 
 
 class Platform(Protocol):
@@ -74,3 +81,13 @@ class BotPlatform(Generic[B]):
 
     async def update(self, card: CardRef, view: CardView) -> bool:
         return await self.bot.cards.update(card, view)
+
+
+@dataclass(frozen=True)
+class PlatformKind:
+    """One line of `bot.compose.PLATFORMS`: a platform's name, what turns it on, how it is built."""
+
+    name: str  # as people know it: "Slack"
+    needs: str  # the settings that turn it on, named when no platform is configured
+    # the platform from the settings; None when none of its settings is given
+    build: Callable[[Runtime, Settings, BackgroundTasks], Platform | None]

@@ -16,7 +16,7 @@ from bot.feishu.app import FeishuBot
 from bot.feishu.client import FeishuClient
 from bot.feishu.delivery import FeishuDelivery
 from bot.feishu.render import PLATFORM, render
-from bot.platform import BotPlatform
+from bot.platform import BotPlatform, PlatformKind
 from bot.runtime import Runtime
 from bot.settings import Settings, require
 from bot.tasks import BackgroundTasks
@@ -100,3 +100,8 @@ def feishu_platform(
             budget=budget_for(settings),
         )
     )
+
+
+FEISHU = PlatformKind(
+    "Feishu", "FEISHU_APP_ID, FEISHU_APP_SECRET and FEISHU_VERIFICATION_TOKEN", feishu_platform
+)

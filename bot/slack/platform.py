@@ -11,7 +11,7 @@ from functools import cached_property
 
 from bot.budget import budget_for
 from bot.conversation import CardView
-from bot.platform import BotPlatform
+from bot.platform import BotPlatform, PlatformKind
 from bot.runtime import Runtime
 from bot.settings import Settings, require
 from bot.slack.app import SlackBot
@@ -92,3 +92,6 @@ def slack_platform(
             budget=budget_for(settings),
         )
     )
+
+
+SLACK = PlatformKind("Slack", "SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET", slack_platform)
