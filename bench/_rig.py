@@ -44,6 +44,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 RESULTS = BENCH / "results"
+BURST_CLIENT = BENCH / "_burst_client.py"
 sys.path.insert(0, str(ROOT))
 
 from bot.sandbox.slack_simulator import SlackSimulator  # noqa: E402
@@ -380,6 +381,7 @@ class RunConfig:
     seed: int = 7
     stall_s: float = 20.0  # a phase with no progress for this long is over; the rest is lost
     burst: bool = False  # every DM prepared and signed first, then all sent at once (no ramp)
+    fresh_connections: bool = False  # the burst connects as it sends (default: connected first)
     turns_only: bool = False  # stop after the turns (no Submit / Approve phases)
     serve_runs_turns: bool = True  # False: only the worker processes run turns
     redis_port: int | None = None  # the private redis-server's port (None: any free one)
@@ -698,6 +700,48 @@ class Rig:
         }
 
 
+class BurstSender:
+    """bench/_burst_client.py in its own process: connected first, then every request at once."""
+
+    def __init__(self, rig: Rig, ready: list[tuple[SlackSimulator, str, dict[str, str]]]) -> None:
+        self.rig = rig
+        self.spec = {
+            "host": "127.0.0.1",
+            "path": "/slack/events",
+            "requests": [
+                {"port": int(sim.events_url.split(":")[2].split("/")[0]), "body": b, "headers": h}
+                for sim, b, h in ready
+            ],
+        }
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def connect(self, fresh: bool) -> None:
+        """Start the sender; it opens its connections (unless `fresh`) and waits for go()."""
+        path = self.rig.tmp / "burst.json"
+        path.write_text(json.dumps(self.spec))
+        args = [sys.executable, str(BURST_CLIENT), str(path)]
+        self.proc = await asyncio.create_subprocess_exec(
+            *args,
+            *(["--fresh"] if fresh else []),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(self.proc.stdout.readline(), 120)
+        if line.strip() != b"ready":
+            raise RuntimeError(f"the burst sender did not start: {line[:200]!r}")
+        await asyncio.sleep(0.5)  # serve has accepted the connections and is idle again
+
+    async def go(self) -> dict[str, Any]:
+        """Send everything now; per request its status, ack and send time, and the sender's CPU."""
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout
+        self.proc.stdin.write(b"go\n")
+        await self.proc.stdin.drain()
+        out = await self.proc.stdout.readline()
+        await self.proc.wait()
+        return json.loads(out)
+
+
 def delta(a: dict[str, Any], b: dict[str, Any], role: str, key: str) -> float:
     return sum(b["procs"][n][key] - a["procs"][n][key] for n in b["procs"] if n.startswith(role))
 
@@ -752,26 +796,34 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             )
 
         # ---- phase 1: every employee DMs a complete leave request -----------------------
-        if cfg.profile is not None and shutil.which("py-spy"):
-            profiler = subprocess.Popen(
-                [
-                    "py-spy",
-                    "record",
-                    "--pid",
-                    str(rig.serves[0].popen.pid),
-                    "--rate",
-                    "200",
-                    "--format",
-                    {".json": "speedscope", ".txt": "raw"}.get(cfg.profile.suffix, "flamegraph"),
-                    "-o",
-                    str(cfg.profile),
-                    "--nonblocking",
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        s0 = await rig.snapshot()
-        t_start = time.perf_counter()
+        s0: dict[str, Any] = {}
+        t_start = 0.0
+
+        async def at_go() -> None:
+            """The phase starts: the profiler on, the first snapshot, the clock."""
+            nonlocal profiler, s0, t_start
+            if cfg.profile is not None and shutil.which("py-spy"):
+                profiler = subprocess.Popen(
+                    [
+                        "py-spy",
+                        "record",
+                        "--pid",
+                        str(rig.serves[0].popen.pid),
+                        "--rate",
+                        "200",
+                        "--format",
+                        {".json": "speedscope", ".txt": "raw"}.get(
+                            cfg.profile.suffix, "flamegraph"
+                        ),
+                        "-o",
+                        str(cfg.profile),
+                        "--nonblocking",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            s0 = await rig.snapshot()
+            t_start = time.perf_counter()
 
         async def dm(u: User) -> None:
             await asyncio.sleep(spread(u.index))
@@ -790,7 +842,7 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 await other.send_event(envelope, retry=1)
 
         async def burst() -> None:
-            """Every DM posted and signed first; then all sent at once, each timed from its send."""
+            """Every DM posted and signed first; then all sent at once by bench/_burst_client.py."""
             ready = []
             for u in users:
                 sim = sims[u.index % len(sims)]
@@ -800,27 +852,37 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 envelope = sim.envelope(dm_event(u, message, rig.team))
                 body = json.dumps(envelope)
                 ready.append((u, sim, body, sim.signed_headers(body)))
+            client = BurstSender(rig, [(sim, body, h) for _, sim, body, h in ready])
+            await client.connect(cfg.fresh_connections)
+            await at_go()
+            sent = await client.go()
+            for (u, *_), status, ack, at in zip(
+                ready, sent.pop("status"), sent.pop("ack_ms"), sent.pop("sent_at"), strict=True
+            ):
+                u.sent, u.ack_status = at, status
+                u.ack_ms = ack if ack is not None else float("inf")
+            errors = Counter(e for e in sent.pop("errors") if e)
+            sender.update(sent, errors=dict(errors))
 
-            async def fire(u: User, sim: SlackSimulator, body: str, headers: dict) -> None:
-                u.sent = time.perf_counter()
-                resp = await sim.post(body, "application/json", headers)
-                u.ack_ms = (time.perf_counter() - u.sent) * 1000
-                u.ack_status = resp.status
-                for retry in (1, 2, 3):  # a refusal (503) is retried, as Slack does
-                    if resp.status == 200:
+            async def retry(u: User, sim: SlackSimulator, body: str) -> None:
+                for n in (1, 2, 3):  # a refusal (503) is retried, as Slack does
+                    if u.ack_status == 200:
                         return
                     u.refusals += 1
                     await asyncio.sleep(1.0)
-                    extra = {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
+                    extra = {"X-Slack-Retry-Num": str(n), "X-Slack-Retry-Reason": "http_error"}
                     resp = await sim.post(
                         body, "application/json", sim.signed_headers(body, **extra)
                     )
+                    u.ack_status = resp.status
 
-            await asyncio.gather(*(fire(*r) for r in ready))
+            await asyncio.gather(*(retry(u, sim, body) for u, sim, body, _ in ready))
 
+        sender: dict[str, Any] = {}
         if cfg.burst:
             await burst()
         else:
+            await at_go()
             await asyncio.gather(*(dm(u) for u in users))
         await until(lambda: all(u.turn_over for u in users), "turns")
         lost: dict[str, list[User]] = {"turn": [u for u in users if not u.turn_over or u.failed]}
@@ -841,6 +903,7 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 feed,
                 (s0, s1, s1, s1),
                 (t_start,) + (t_turns,) * 3,
+                sender,
             )
 
         # ---- phase 2: each clicks Submit; the worker sends the approver cards --------------
@@ -897,6 +960,7 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             feed,
             (s0, s1, s2, s3),
             (t_start, t_turns, t_cards, t_end),
+            sender,
         )
     finally:
         if profiler is not None and profiler.poll() is None:
@@ -994,6 +1058,7 @@ def report(
     feed: Feed,
     snaps,
     times,
+    sender: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     s0, s1, s2, s3 = snaps
     t_start, t_turns, t_cards, t_end = times
@@ -1059,6 +1124,8 @@ def report(
         "turns_only": cfg.turns_only,
         "serve_runs_turns": cfg.serve_runs_turns,
         "dm_refused_non_2xx": sum(u.refusals for u in all_users),
+        # the burst's sender (its own process): how long writing every request took, its CPU
+        "burst_sender": sender or None,
         "turns_per_s": round(len(turned) / max(1e-9, t_turns - t_start), 2),
         "cpu_s_per_process": {
             p.name: round(delta(s0, s1, p.name, "cpu_s"), 2) for p in [*serve_procs, *worker_procs]
@@ -1118,7 +1185,8 @@ def report(
         "log_examples": log_examples(rig),
         "feed_overflowed": feed.overflowed,
         "measurement": {
-            "ack": "client side: signed POST /slack/events sent to HTTP 200 read, in the driver",
+            "ack": "client side: signed POST /slack/events sent to its HTTP response read, in the "
+            "driver (ramp) or in bench/_burst_client.py, a process of its own (burst)",
             "turn_ms": "DM event sent to the streamed answer stopped (chat.stopStream seen by the stand-in)",
             "cpu": "utime+stime of the bot process from /proc over the phase; waiting on the model costs none",
             "round_trips": "redis-py send_packed_command calls counted in the bot process (a pipeline counts once)",

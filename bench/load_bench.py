@@ -177,6 +177,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             burst=args.burst,
             turns_only=args.turns_only,
             serve_runs_turns=not args.workers_run_turns,
+            fresh_connections=args.fresh_connections,
         )
         runs.append(await run_load(cfg))
     return {"benchmark": "load", "runs": runs, "targets": verdicts(runs)}
@@ -200,6 +201,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument(
         "--burst", action="store_true", help="send every DM at once (prepared and signed first)"
+    )
+    parser.add_argument(
+        "--fresh-connections",
+        action="store_true",
+        help="with --burst: connect as part of the burst (default: every connection open first)",
     )
     parser.add_argument("--turns-only", action="store_true", help="stop after the turns phase")
     parser.add_argument(

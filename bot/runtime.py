@@ -76,6 +76,7 @@ class Runtime:
         close = getattr(self.model, "close", None)
         if close is not None:
             await close()
+        await self.turns.queue.aclose()
         if self.ingress_redis is not None and self.ingress_redis is not self.redis:
             await self.ingress_redis.aclose()
         await self.redis.aclose()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import socket
 from collections.abc import Sequence
@@ -82,10 +83,17 @@ def _stop_on_signals() -> asyncio.Event:
 
 
 async def _warm(runtime: Runtime) -> None:
-    """Open pooled Redis connections now: making them mid-burst cost the first turns' CPU."""
+    """Open pooled Redis connections now: making them mid-burst cost the first turns' CPU.
+
+    Then move everything start-up made (the organisation, modules, models) out of the
+    garbage collector's sight: a burst allocates fast enough to trigger full collections,
+    and each used to walk that whole heap in the middle of the acks.
+    """
     await warm_pool(runtime.redis, WARM_CONNECTIONS)
     if runtime.turns.queue.ingress is not runtime.redis:
         await warm_pool(runtime.turns.queue.ingress, WARM_CONNECTIONS // 2)
+    await runtime.turns.queue.warm()
+    gc.freeze()
 
 
 def _start_runner(runtime: Runtime, stop: asyncio.Event, enabled: bool) -> asyncio.Task | None:

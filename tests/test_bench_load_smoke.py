@@ -64,3 +64,17 @@ def test_load_bench_three_employees_complete_with_one_turn_and_one_dm_each(capsy
     assert run["turns_per_thread"] == {"1": 3}
     assert run["redis_round_trips_per_turn"] > 0 and run["redis_commands_per_turn"] > 0
     assert set(run["peak_rss_mb"]) == {"serve0", "worker0"}
+
+
+def test_load_bench_burst_mode_sends_everything_at_once_from_its_own_process(capsys):
+    """--burst: the sender is a process of its own (its CPU reported); each DM acked and answered once."""
+    result = load("load_bench").main(
+        ["--burst", "--turns-only", "--users", "5", "--latency", "0", "--no-plot", "--stall", "10"]
+    )
+    capsys.readouterr()
+    [run] = result["runs"]
+    sender = run["burst_sender"]
+    assert sender["errors"] == {} and sender["cpu_s"] >= 0 and sender["send_spread_ms"] >= 0
+    assert run["ack_ms_dm"]["max"] < 10_000 and run["dm_refused_non_2xx"] == 0
+    assert not any(run["lost"].values()) and run["duplicate_turns"] == 0
+    assert run["turns_per_thread"] == {"1": 5}

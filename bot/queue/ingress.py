@@ -77,7 +77,7 @@ class Turns:
         deadline_s: float = 1.0,
         limits: RunnerLimits | None = None,
     ) -> Turns:
-        queue = TurnQueue(redis, org, ingress)
+        queue = TurnQueue(redis, org, ingress, deadline_s=deadline_s)
         return cls(queue, TurnRunner(queue, limits=limits), deadline_s)
 
     async def submit(
@@ -96,12 +96,11 @@ class Turns:
             QueueUnavailable: Redis did not answer within the deadline, or failed.
         """
         try:
-            async with asyncio.timeout(self.deadline_s):
-                entry = await self.queue.enqueue(
-                    platform, key, kind, thread, data, seen_ttl_s=seen_ttl_s
-                )
-        except (TimeoutError, redis.exceptions.RedisError, OSError) as e:
-            log.error("turn_not_queued", platform=platform, key=key, error=repr(e)[:200])
+            entry = await self.queue.enqueue(
+                platform, key, kind, thread, data, seen_ttl_s=seen_ttl_s
+            )
+        except QueueUnavailable as e:
+            log.error("turn_not_queued", platform=platform, key=key, error=str(e))
             raise QueueUnavailable(
                 "The message could not be queued (the database did not answer in time); "
                 "the platform will deliver it again."

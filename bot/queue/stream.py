@@ -11,6 +11,7 @@ runner reclaims the entry (XAUTOCLAIM) and runs the turn again.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,8 @@ import orjson
 import redis.asyncio as aioredis
 import redis.exceptions
 
+from bot.queue.batch import ScriptBatcher
+from bot.queue.errors import QueueUnavailable
 from workflow.keys import (
     turn_attempts,
     turn_dead_letters,
@@ -91,10 +94,6 @@ return 1
 """
 
 
-class QueueUnavailable(Exception):
-    """The turn could not be queued (Redis slow or down): answer the platform non-2xx so it retries."""
-
-
 @dataclass(frozen=True)
 class Turn:
     """One queued turn: which platform handles it, its thread (for ordering) and its data."""
@@ -135,18 +134,45 @@ class TurnQueue:
     """The turn stream and its consumer group, over one Redis client (and a fast one for ingress)."""
 
     def __init__(
-        self, redis: aioredis.Redis, org: str, ingress: aioredis.Redis | None = None
+        self,
+        redis: aioredis.Redis,
+        org: str,
+        ingress: aioredis.Redis | None = None,
+        *,
+        deadline_s: float = 1.0,
     ) -> None:
         self.redis = redis
         self.org = org
-        self.ingress = ingress if ingress is not None else redis
         self.stream = turn_stream(org)
         self.dead = turn_dead_letters(org)
-        self._enqueue = self.ingress.register_script(_ENQUEUE)
+        self.use_ingress(ingress if ingress is not None else redis, deadline_s)
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
         self._finish = redis.register_script(_FINISH)
+
+    def use_ingress(self, client: aioredis.Redis, deadline_s: float) -> None:
+        """Queue through `client`, each enqueue within `deadline_s` (start-up; tests that break it)."""
+        # (a batcher replaced here keeps its connections until the process ends: tests only)
+        self.ingress = client
+        self.deadline_s = deadline_s
+        self._enqueue = client.register_script(_ENQUEUE)
+        # a single Redis: a burst's enqueues share round trips; a cluster: one call each
+        self._batched = (
+            ScriptBatcher(client, _ENQUEUE, self._enqueue.sha, deadline_s)
+            if isinstance(client, aioredis.Redis)
+            else None
+        )
+
+    async def warm(self) -> None:
+        """Open the enqueue batches' connections (before any burst)."""
+        if self._batched is not None:
+            await self._batched.warm()
+
+    async def aclose(self) -> None:
+        """Close the connections this queue opened itself (the batches')."""
+        if self._batched is not None:
+            await self._batched.aclose()
 
     async def ensure_group(self) -> None:
         """Create the consumer group (from the stream's start) if it does not exist yet."""
@@ -168,15 +194,25 @@ class TurnQueue:
     ) -> str | None:
         """Queue a turn unless `key` was queued before; the entry id, or None for a duplicate.
 
-        One round trip on the ingress client, which has a short socket timeout and never
-        retries: a timed-out call may or may not have run, and either way the platform's
-        retry gives the right answer (it finds the entry, or queues it).
+        One script on the ingress client (short socket timeout, no retries), sent with the
+        other enqueues of the same moment (bot/queue/batch.py), within `deadline_s`: a call
+        that timed out may or may not have run, and either way the platform's retry gives
+        the right answer (it finds the entry, or queues it).
+
+        Raises:
+            QueueUnavailable: Redis did not answer within the deadline, or failed.
         """
         turn = Turn("", platform, kind, thread, data, key)
-        entry = await self._enqueue(
-            keys=[turn_seen(self.org, platform, key), self.stream, turn_order(self.org, thread)],
-            args=[seen_ttl_s, *_flat(turn.fields())],
-        )
+        keys = [turn_seen(self.org, platform, key), self.stream, turn_order(self.org, thread)]
+        args = [seen_ttl_s, *_flat(turn.fields())]
+        if self._batched is not None:
+            entry = await self._batched(keys, args)
+        else:
+            try:
+                async with asyncio.timeout(self.deadline_s):
+                    entry = await self._enqueue(keys=keys, args=args)
+            except (TimeoutError, redis.exceptions.RedisError, OSError) as e:
+                raise QueueUnavailable(repr(e)[:200]) from e
         return str(entry) if entry else None
 
     async def read(self, consumer: str, count: int, block_ms: int | None = None) -> list[Turn]:

@@ -153,7 +153,7 @@ class SlackBot:
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
         self.turns = runtime.turns
-        self.ingress = SlackIngress(self.turns)
+        self.ingress = SlackIngress(self.turns, self.edge)
         # this process's turn runner runs Slack's queued turns (serve and worker alike)
         self.turns.runner.register("slack", SlackTurnHandler(self), self.tasks)
 
@@ -192,8 +192,12 @@ class SlackBot:
     async def handle(self, request: web.Request) -> web.Response:
         """POST /slack/events: verified, parsed and de-duplicated at the edge, then Bolt's listeners.
 
-        A DM event goes to the turn queue instead (queued, or refused with 503), without Bolt.
+        A person's DM is verified, queued (or refused with 503) and acked by the ingress fast
+        path before any of that (bot/slack/queued.py).
         """
+        return await self.ingress.handle(request, self._edge)
+
+    async def _edge(self, request: web.Request) -> web.Response:
         return await self.edge.handle(request, self._dispatch)
 
     async def _dispatch(self, request: web.Request) -> BoltResponse:

@@ -8,6 +8,7 @@ the event again. Anything else (commands, clicks, forms, other events) goes thro
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -17,8 +18,10 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 
 from agent.i18n import detect_locale, t
+from bot.budget import client_address
 from bot.queue import QueueUnavailable, Turn, TurnJournal, Turns
 from bot.queue.journal import ANSWERED
+from bot.slack.edge import MAX_DEPTH, Refused, SlackEdge, depth
 
 if TYPE_CHECKING:
     from bot.slack.app import SlackBot
@@ -28,6 +31,7 @@ log = structlog.get_logger("slack")
 PLATFORM = "slack"
 SEEN_TTL_S = 3600  # Slack retries within minutes; an hour of memory drops every retry
 DM = "dm"
+MAX_ID = 255  # the edge's limit on an id (bot/slack/edge.py's Id)
 COMMAND = "command"
 
 
@@ -80,14 +84,79 @@ async def submit_command(turns: Turns, team: str, user: str, text: str, trigger:
     )
 
 
-class SlackIngress:
-    """The fast path for DM events in front of Bolt (behind the edge, which verified them)."""
+def _id(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID
 
-    def __init__(self, turns: Turns) -> None:
+
+def _plain_dm(body: Any) -> dict[str, Any] | None:
+    """The DM event of a body the fast path may queue as it is; None: leave it to the edge.
+
+    The same fields the edge's DirectMessage model insists on, checked by hand; anything
+    unusual (not a person's DM, a field of the wrong type, a deep body) takes the slow path,
+    which answers it exactly as before.
+    """
+    if not isinstance(body, dict) or body.get("type") != "event_callback":
+        return None
+    event = body.get("event")
+    if not isinstance(event, dict) or not wanted_dm(event):
+        return None
+    if not (_id(event.get("channel")) and _id(event.get("user")) and _id(event.get("ts"))):
+        return None
+    if not isinstance(event.get("text", ""), str) or not isinstance(body.get("team_id", ""), str):
+        return None
+    thread_ts, event_id = event.get("thread_ts"), body.get("event_id")
+    if (thread_ts is not None and not _id(thread_ts)) or not isinstance(event_id, str | None):
+        return None
+    return event
+
+
+class SlackIngress:
+    """POST /slack/events: a person's DM is verified, queued and acked right here.
+
+    Verify (the edge's own check and failure budget), parse the envelope with orjson, one
+    Redis script (batched with the burst's others), 200. Nothing else — no Bolt, no
+    pydantic, no Web API call — stands between a DM and its ack. Anything that is not a
+    plain, correctly signed DM goes to `slow` (the edge, then Bolt) untouched, and is
+    answered there exactly as before; so is a DM the fast path is unsure of.
+    """
+
+    def __init__(self, turns: Turns, edge: SlackEdge) -> None:
         self.turns = turns
+        self.edge = edge
+
+    async def handle(
+        self, request: web.Request, slow: Callable[[web.Request], Awaitable[web.Response]]
+    ) -> web.Response:
+        kind = request.headers.get("Content-Type", "")
+        if kind.split(";")[0].strip().lower() != "application/json" or "charset" in kind:
+            return await slow(request)
+        edge = self.edge
+        if edge.budget.client_blocked(client_address(request.remote)):
+            return await slow(request)
+        raw = await request.read()  # kept by aiohttp: `slow` reads the same bytes
+        try:  # the signature before anything looks into the body
+            edge.verify(raw.decode(), request.headers)
+        except (Refused, UnicodeDecodeError):
+            return await slow(request)  # refused there, and counted, as it always was
+        if b'"event_callback"' not in raw or b'"im"' not in raw:
+            return await slow(request)
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return await slow(request)
+        if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH and depth(body) > MAX_DEPTH:
+            return await slow(request)
+        event = _plain_dm(body)
+        if event is None:
+            return await slow(request)
+        try:
+            await submit_dm(self.turns, body, event)
+        except QueueUnavailable as e:
+            return web.Response(status=503, text=str(e))
+        return web.Response(status=200)
 
     async def dm(self, request: web.Request) -> BoltResponse | None:
-        """The answer to a verified DM event, or None: not a DM event, for Bolt."""
+        """Behind the edge (verified and validated): a DM event's answer, or None (for Bolt)."""
         if request.content_type != "application/json":
             return None
         raw = await request.read()

@@ -7,7 +7,7 @@ import dataclasses
 
 import fakeredis
 
-from bot.queue import QueueUnavailable, Turn, TurnJournal, Turns
+from bot.queue import QueueUnavailable, Turn, TurnJournal
 from bot.queue.admin import list_dead, replay
 from tests.slack.harness import SlackHarness
 from workflow.keys import turn_journal
@@ -64,12 +64,10 @@ async def test_a_queue_that_cannot_be_reached_answers_503_so_slack_retries(slack
     server = fakeredis.FakeServer()
     server.connected = False
     healthy = queue.ingress
-    queue.ingress = fakeredis.FakeAsyncRedis(server=server, decode_responses=True)
-    queue._enqueue = queue.ingress.register_script(queue._enqueue.script)
+    queue.use_ingress(fakeredis.FakeAsyncRedis(server=server, decode_responses=True), 1.0)
     resp, envelope = await h.dm(OLIVER, LEAVE)
     assert resp.status == 503
-    queue.ingress = healthy
-    queue._enqueue = healthy.register_script(queue._enqueue.script)
+    queue.use_ingress(healthy, 1.0)
     again = await h.redeliver(envelope, retry=1)
     assert again.status == 200
     await h.settle()
@@ -80,16 +78,22 @@ async def test_a_slow_queue_is_refused_within_the_deadline(slack: SlackHarness):
     """An enqueue that hangs is given up after the ingress deadline, with QueueUnavailable."""
     h = slack
     turns = h.bot.turns
-    slow = Turns(turns.queue, turns.runner, deadline_s=0.1)
 
-    async def hang(**_: object) -> None:
-        await asyncio.sleep(5)
+    class Hanging(fakeredis.FakeAsyncRedis):
+        def pipeline(self, transaction: bool = True, shard_hint: object = None) -> object:
+            pipe = super().pipeline(transaction, shard_hint)
 
-    turns.queue._enqueue = hang
+            async def hang(raise_on_error: bool = True) -> None:
+                await asyncio.sleep(5)
+
+            pipe.execute = hang  # type: ignore[method-assign]
+            return pipe
+
+    turns.queue.use_ingress(Hanging(decode_responses=True), 0.1)
     loop = asyncio.get_running_loop()
     started = loop.time()
     try:
-        await slow.submit("slack", "ev-slow", "dm", "t", {}, seen_ttl_s=60)
+        await turns.submit("slack", "ev-slow", "dm", "t", {}, seen_ttl_s=60)
     except QueueUnavailable:
         pass
     else:

@@ -1,0 +1,132 @@
+"""Ingress's Redis calls of one event-loop tick sent together: one round trip for a burst.
+
+A burst of events reaches the ingress handlers in the same few loop iterations; each used to
+take a pooled connection, arm its own timer and make its own round trip, and that work,
+not Redis, was most of an ack's CPU. Here each call only joins the current batch and waits;
+the batch goes out as one pipeline (not a transaction: each script is atomic on its own) under
+one deadline. No call is retried blindly: a script Redis did not know (NOSCRIPT, after a
+restart) did not run, so it is loaded and those calls alone are sent again; anything else
+that goes wrong fails every call of the batch, which the edge answers with a 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import redis.asyncio as aioredis
+import redis.exceptions
+
+from bot.queue.errors import QueueUnavailable
+
+MAX_BATCH = 256  # calls per pipeline: bounds how long Redis is busy with one batch
+BATCH_CONNECTIONS = 8  # batches in flight at once; a burst is one or two
+
+_Call = tuple[list[str], list[Any], "asyncio.Future[Any]"]
+
+
+def _noscript(reply: Any) -> bool:
+    return isinstance(reply, redis.exceptions.NoScriptError) or (
+        isinstance(reply, redis.exceptions.ResponseError) and str(reply).startswith("NOSCRIPT")
+    )
+
+
+def untimed(client: aioredis.Redis) -> aioredis.Redis:
+    """A client of the same server without a timeout per read, or `client` if it has none.
+
+    A pipeline reads its replies one by one, and redis-py arms a timer for each read when
+    the client has a socket timeout: for a batch of hundreds that was a good part of the
+    ack's CPU. The batch has one deadline for all its replies instead.
+    """
+    pool = client.connection_pool
+    if type(client) is not aioredis.Redis or pool.connection_kwargs.get("socket_timeout") is None:
+        return client  # (a fake for tests is used as it is)
+    return aioredis.Redis(
+        connection_pool=aioredis.BlockingConnectionPool(
+            connection_class=pool.connection_class,
+            max_connections=BATCH_CONNECTIONS,
+            timeout=pool.connection_kwargs["socket_timeout"],
+            **{**pool.connection_kwargs, "socket_timeout": None},
+        )
+    )
+
+
+class ScriptBatcher:
+    """Runs one Lua script for many callers, the calls of a loop tick in one pipeline."""
+
+    def __init__(
+        self, client: aioredis.Redis, source: str, sha: str, deadline_s: float = 1.0
+    ) -> None:
+        self.client = untimed(client)
+        self._own_client = self.client is not client
+        self.source = source
+        self.sha = sha
+        self.deadline_s = deadline_s
+        self._pending: list[_Call] = []
+        self._scheduled = False
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def warm(self) -> None:
+        """Open this batcher's connections and load its script now rather than in the first burst."""
+        await asyncio.gather(*(self.client.ping() for _ in range(BATCH_CONNECTIONS // 2)))
+        await self.client.script_load(self.source)
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self.client.aclose()
+
+    async def __call__(self, keys: list[str], args: list[Any]) -> Any:
+        """The script's reply for these keys and args.
+
+        Raises:
+            QueueUnavailable: the batch missed its deadline or Redis failed it.
+        """
+        loop = asyncio.get_running_loop()
+        reply: asyncio.Future[Any] = loop.create_future()
+        self._pending.append((keys, args, reply))
+        if not self._scheduled:  # the rest of this tick's calls join before it is sent
+            self._scheduled = True
+            loop.call_soon(self._flush)
+        return await reply
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        pending, self._pending = self._pending, []
+        for i in range(0, len(pending), MAX_BATCH):
+            task = asyncio.ensure_future(self._send(pending[i : i + MAX_BATCH]))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    async def _send(self, batch: list[_Call]) -> None:
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                replies = await self._execute(batch)
+        except (TimeoutError, redis.exceptions.RedisError, OSError) as e:
+            why = "no answer in time" if isinstance(e, TimeoutError) else repr(e)[:200]
+            for *_, reply in batch:
+                if not reply.done():
+                    reply.set_exception(QueueUnavailable(why))
+            return
+        for (*_, reply), value in zip(batch, replies, strict=True):
+            if reply.done():  # its caller gave up
+                continue
+            if isinstance(value, Exception):
+                reply.set_exception(QueueUnavailable(repr(value)[:200]))
+            else:
+                reply.set_result(value)
+
+    async def _execute(self, batch: list[_Call]) -> list[Any]:
+        replies = await self._pipeline([(keys, args) for keys, args, _ in batch])
+        missing = [i for i, r in enumerate(replies) if _noscript(r)]
+        if missing:  # Redis restarted without the script: those calls never ran
+            await self.client.script_load(self.source)
+            again = await self._pipeline([batch[i][:2] for i in missing])
+            for i, value in zip(missing, again, strict=True):
+                replies[i] = value
+        return replies
+
+    async def _pipeline(self, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        pipe = self.client.pipeline(transaction=False)
+        for keys, args in calls:
+            pipe.evalsha(self.sha, len(keys), *keys, *args)
+        return list(await pipe.execute(raise_on_error=False))

@@ -1,0 +1,77 @@
+"""A burst's enqueues share round trips, and batching changes nothing about what is queued."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import fakeredis
+import pytest
+
+from bot.queue import QueueUnavailable, TurnQueue
+
+
+class CountingRedis(fakeredis.FakeAsyncRedis):
+    """Counts the pipelines sent (each is one round trip)."""
+
+    pipelines = 0
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
+        pipe = super().pipeline(transaction, shard_hint)
+        execute = pipe.execute
+
+        async def counted(raise_on_error: bool = True) -> Any:
+            CountingRedis.pipelines += 1
+            return await execute(raise_on_error=raise_on_error)
+
+        pipe.execute = counted
+        return pipe
+
+
+@pytest.fixture
+def redis() -> CountingRedis:
+    CountingRedis.pipelines = 0
+    return CountingRedis(decode_responses=True)
+
+
+def _enqueue(queue: TurnQueue, key: str, thread: str = "t") -> Any:
+    return queue.enqueue("slack", key, "dm", thread, {"text": key}, seen_ttl_s=60)
+
+
+async def test_two_hundred_messages_at_once_are_queued_in_one_round_trip(redis: CountingRedis):
+    queue = TurnQueue(redis, "acme")
+    await queue.warm()  # as serve does at start-up: the script is loaded before any burst
+    ids = await asyncio.gather(*(_enqueue(queue, f"ev{i}", f"t{i % 7}") for i in range(200)))
+    assert len(set(ids)) == 200 and all(ids)
+    assert CountingRedis.pipelines == 1
+    assert await redis.xlen(queue.stream) == 200
+
+
+async def test_a_retry_in_the_same_burst_is_queued_once(redis: CountingRedis):
+    """Slack's retry arriving beside its original: one entry, the other call told it is a repeat."""
+    queue = TurnQueue(redis, "acme")
+    first, again = await asyncio.gather(_enqueue(queue, "ev1"), _enqueue(queue, "ev1"))
+    assert [first is None, again is None].count(True) == 1
+    assert await redis.xlen(queue.stream) == 1
+
+
+async def test_after_redis_forgot_the_script_each_message_is_still_queued_once(
+    redis: CountingRedis,
+):
+    """A restarted Redis answers NOSCRIPT: the script is loaded and only those calls sent again."""
+    queue = TurnQueue(redis, "acme")
+    await asyncio.gather(*(_enqueue(queue, f"ev{i}") for i in range(5)))
+    await redis.script_flush()
+    again = await asyncio.gather(*(_enqueue(queue, f"ev{i}") for i in range(3, 10)))
+    assert again[:2] == [None, None] and all(again[2:])
+    assert await redis.xlen(queue.stream) == 10
+
+
+async def test_an_unreachable_redis_fails_every_message_of_the_batch():
+    server = fakeredis.FakeServer()
+    server.connected = False
+    queue = TurnQueue(fakeredis.FakeAsyncRedis(server=server, decode_responses=True), "acme")
+    results = await asyncio.gather(
+        *(_enqueue(queue, f"ev{i}") for i in range(3)), return_exceptions=True
+    )
+    assert all(isinstance(r, QueueUnavailable) for r in results)
