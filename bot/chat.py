@@ -7,6 +7,7 @@ line per message or answer, so a conversation can be scripted; --json prints ste
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import secrets
 import sys
@@ -28,7 +29,9 @@ from agent.tools.describe import what, where_it_is
 from bot import wording
 from bot.conversation import CardLifecycle, CardRegistry, Interactions
 from bot.conversation.feeds import CalendarFeeds
+from bot.presentation.confirm import confirm_card
 from bot.presentation.history import conversation_lines
+from bot.presentation.text import to_text
 from bot.runtime import Runtime
 from workflow.errors import WorkflowError
 
@@ -126,21 +129,9 @@ class ChatSession:
             case Notice():
                 self.say(f"  ! {event.text}")
             case ProposalReady():
-                self.say(
-                    "  ┌─ "
-                    + t(
-                        self.locale,
-                        f"Awaiting {event.confirm_by}'s confirmation",
-                        f"等待 {event.confirm_by} 确认",
-                    )
-                )
-                for line in event.summary.splitlines():
-                    self.say(f"  │ {line}")
-                self.say(
-                    "  └─ [Submit] [Cancel]"
-                    if event.action == "submit"
-                    else "  └─ [Confirm] [Cancel]"
-                )
+                # the card's facts; the answer below says what was prepared (said once)
+                card = confirm_card(event, self.locale, engine=self.runtime.engine)
+                self.say(to_text(dataclasses.replace(card, lead=())))
             case FinalAnswer():
                 self.say(f"bot> {event.text}")
 

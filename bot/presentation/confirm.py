@@ -24,19 +24,20 @@ def confirm_title(p: ProposalReady, locale: str) -> str:
 def confirm_card(p: ProposalReady, reader_: Reader | str, *, engine: Engine | None = None) -> Card:
     """The proposal's exact contents with [Submit|Approve|Reject|Withdraw|…] [Cancel].
 
-    Every word is in the reader's language: the agent's summary is shown only when it is
-    written in that language too (the facts say the same thing either way). Pass `engine` to
+    Every word is in the reader's language. The agent's answer above the card already says
+    what was prepared, so the card carries the facts; the summary is shown only where there
+    are no facts, and only when it is written in the reader's language. Pass `engine` to
     show leave types and form labels by name. Only `p.confirm_by` can click; the engine checks.
     """
     locale = reader(reader_).locale
     verb, style = wording.confirm_label(p, locale)
-    lead = []
-    if p.summary.strip() and detect_locale(p.summary, locale) == locale:
-        lead.append(Paragraph(p.summary.strip()))
     facts = [
         Fact(k, v)
         for k, v in wording.proposal_facts(p.action, p.request_id, p.fields, engine, locale)
     ]
+    lead = []  # the answer above already says what was prepared: the summary only stands in for facts
+    if not facts and p.summary.strip() and detect_locale(p.summary, locale) == locale:
+        lead.append(Paragraph(p.summary.strip()))
     body = []
     for key in wording.LONG_FIELDS:
         value = p.fields.get(key)

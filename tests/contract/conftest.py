@@ -1,9 +1,13 @@
-"""The contract suite's fixture: open any surface over a fresh organisation at Wed 2 Dec 2026 09:00."""
+"""The contract suite's fixture: open any surface over a fresh organisation at Wed 2 Dec 2026 09:00 London.
+
+One instant for everyone (17:00 in Shanghai), so times on a card can be compared across zones.
+"""
 
 from __future__ import annotations
 
 import secrets
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import fakeredis
 import pytest
@@ -25,7 +29,9 @@ async def surfaces():
         redis = fakeredis.FakeAsyncRedis(decode_responses=True)
         org = Organisation(id="c" + secrets.token_hex(4), name="Acme")
         config = load_config().model_copy(update={"organisation": org})
-        engine = Engine(config, redis, FixedClock(datetime(2026, 12, 2, 9, 0)))
+        engine = Engine(
+            config, redis, FixedClock(datetime(2026, 12, 2, 9, 0, tzinfo=ZoneInfo("Europe/London")))
+        )
         surface = await open_surface(name, engine, redis, model)
         opened.append(surface)
         return surface

@@ -24,6 +24,7 @@ from bot.chat import ChatSession
 from bot.feishu import cards as feishu_cards
 from bot.runtime import Runtime
 from bot.settings import Settings
+from tests.contract.checks import words
 from tests.feishu import harness as feishu_harness
 from tests.slack import harness as slack_harness
 from workflow.engine import Engine
@@ -78,6 +79,7 @@ class Surface(Protocol):
     async def settle(self) -> None: ...
     def cards(self, person: str) -> list[Seen]: ...
     def transcript(self, person: str) -> str: ...
+    def messages(self, person: str) -> list[str]: ...
     async def click(self, person: str, card: Seen, action: str, reason: str = "") -> str: ...
     async def close(self) -> None: ...
 
@@ -152,6 +154,19 @@ class SlackSurface:
             e.get("text") or "" for e in self.h.standin.workspace.ephemerals(self._user(person))
         ]
         return "\n".join(parts)
+
+    def messages(self, person: str) -> list[str]:
+        """Each message the person reads, as they read it: a card's words, a text, a stream."""
+        out = []
+        for m in self._messages(person):
+            if m.get("blocks"):
+                out.append("\n".join(words(m["blocks"])))
+            else:
+                out.append((m.get("stream") or {}).get("markdown_text") or m.get("text") or "")
+        out += [
+            e.get("text") or "" for e in self.h.standin.workspace.ephemerals(self._user(person))
+        ]
+        return [m for m in out if m]
 
     async def click(self, person: str, card: Seen, action: str, reason: str = "") -> str:
         user = self._user(person)
@@ -235,6 +250,15 @@ class FeishuSurface:
                 parts += _strings(m.card) if m.card else [m.text]
         return "\n".join(parts + self._toasts.get(person, []))
 
+    def messages(self, person: str) -> list[str]:
+        """Each message the person reads: a card's words, a text, the toasts their clicks got."""
+        out = [
+            "\n".join(words(m.card)) if m.card else m.text
+            for m in self.h.chat(self._open_id(person))
+            if m.sender_type == "app"
+        ]
+        return [m for m in out + self._toasts.get(person, []) if m]
+
     async def click(self, person: str, card: Seen, action: str, reason: str = "") -> str:
         open_id = self._open_id(person)
         message_id, as_seen = card.handle
@@ -267,6 +291,7 @@ class _Person:
     session: ChatSession
     out: io.StringIO
     answers: deque[str] = field(default_factory=deque)
+    typed: list[str] = field(default_factory=list)  # the answers they gave, echoed in the output
     threads: dict[str, ChatSession] = field(default_factory=dict)
 
 
@@ -319,12 +344,23 @@ class TerminalSurface:
     def transcript(self, person: str) -> str:
         return self._person(person).out.getvalue()
 
+    def messages(self, person: str) -> list[str]:
+        """Each line the bot printed for the person (their own lines and answers left out)."""
+        me = self._person(person)
+        lines = [line.removeprefix("bot> ") for line in me.out.getvalue().splitlines()]
+        return [
+            line
+            for line in lines
+            if line.strip() and not line.startswith(f"{person}> ") and line not in me.typed
+        ]
+
     async def click(self, person: str, card: Seen, action: str, reason: str = "") -> str:
         me = self._person(person)
         mark = len(me.out.getvalue())
         if action in (CONFIRM, CANCEL):
             session, proposal = card.handle
             me.answers.append("y" if action == CONFIRM else "n")
+            me.typed.append(me.answers[-1])
             await session.confirm_card(proposal)
             self.proposals[person] = [x for x in self.proposals[person] if x[1] is not proposal]
         else:
@@ -336,6 +372,7 @@ class TerminalSurface:
                     me.answers.append("a")
                 else:
                     me.answers.extend(["r", reason])
+            me.typed += me.answers
             await me.session.handle("/pending")
         return me.out.getvalue()[mark:]
 

@@ -6,11 +6,13 @@ no live button on a request that can no longer take that action, the outcome in 
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
 
 from agent.testing import ScriptedModel, call, reply
+from tests.contract.checks import other_language, typed_by_people, unzoned_times, zone_names
 from tests.contract.conftest import SURFACES
 from tests.contract.surfaces import APPROVE, CANCEL, CONFIRM, REJECT, Seen, Surface, live
 from workflow.models import RequestStatus
@@ -27,6 +29,23 @@ WAITING = (
     "still decide",
     "仍可以审批",
 )
+
+
+def reads_right(s: Surface, people: tuple[str, ...], typed: tuple[str, ...] = ()) -> None:
+    """Every message each person reads is in their language, and its clock times name their zone.
+
+    `typed`: what people wrote that a card shows as written (reasons, comments, notes).
+    """
+    literals, zones = typed_by_people(s.engine, typed), zone_names(s.engine)
+    wrong = []
+    for person in people:
+        locale = s.engine.person(person).locale
+        for message in s.messages(person):
+            if found := other_language(message, locale, literals):
+                wrong.append((person, locale, "language", found, message))
+            if found := unzoned_times(message, zones):
+                wrong.append((person, locale, "time", found, message))
+    assert not wrong, "\n\n".join(map(repr, wrong))
 
 
 def says_waiting(card: Seen) -> list[str]:
@@ -51,6 +70,8 @@ async def approver_card(s: Surface, person: str, request_id: str) -> Seen:
 async def submit(s: Surface, person: str, text: str) -> str:
     """The person asks, and clicks Submit on the one live card of that thread."""
     thread = await s.say(person, text)
+    said = [m for m in s.messages(person) if "Prepared" in m or "已准备" in m]
+    assert len(said) == 1, said  # the answer says it; the steps and the card do not repeat it
     [card] = live(s.cards(person), CONFIRM, thread)
     await s.click(person, card, CONFIRM)
     [req] = await s.engine.my_requests(person, limit=1)
@@ -75,12 +96,17 @@ async def test_a_two_step_approval_leaves_every_card_true(surfaces, name):
     req = await s.engine.get_request(rid, "priya")
     assert req.status is RequestStatus.APPROVED
     no_live_buttons(s, "priya", "emma", "liuyang")
+    reads_right(s, ("priya", "emma", "liuyang"))
     if name == "terminal":
         assert "已批准" in s.transcript("liuyang")
         return
     none_waits(s, "priya", "emma", "liuyang")
     [thread_card] = [c for c in s.cards("priya") if "Approved by 刘洋" in c.text]
     assert "Approved by Emma Clarke" in thread_card.text
+    # one instant, one zone per reader: not "submitted 07:57" beside "approved 15:58"
+    for person, at in (("priya", "09:00 London"), ("liuyang", "17:00 北京时间")):
+        for card in s.cards(person):
+            assert set(re.findall(r"\d\d:\d\d [^\s;，。*]+", card.text)) <= {at}, card.text
     [went] = [c for c in s.cards("priya") if "Your request went to Emma Clarke" in c.text]
     # the first notice keeps its news and says where the request is now
     assert "approved" in went.text.lower()
@@ -94,6 +120,7 @@ async def test_a_rejection_with_a_reason(surfaces, name):
     req = await s.engine.get_request(rid, "priya")
     assert req.status is RequestStatus.REJECTED and req.steps[0].comment == "Quarter-end demos"
     no_live_buttons(s, "priya", "emma")
+    reads_right(s, ("priya", "emma"), typed=("Quarter-end demos",))
     if name == "terminal":
         return
     assert "Quarter-end demos" in s.transcript("priya")
@@ -110,6 +137,7 @@ async def test_a_withdrawal(surfaces, name):
     await s.click("priya", card, CONFIRM)
     assert (await s.engine.get_request(rid, "priya")).status is RequestStatus.WITHDRAWN
     no_live_buttons(s, "priya", "emma")
+    reads_right(s, ("priya", "emma"))
     if name == "terminal":
         return
     none_waits(s, "priya", "emma")
@@ -140,6 +168,7 @@ async def test_a_delegation_confirm(surfaces, name):
         "2026-12-11",
     )
     no_live_buttons(s, "david")
+    reads_right(s, ("david",))
 
 
 @pytest.mark.parametrize("name", SURFACES)
@@ -161,6 +190,7 @@ async def test_a_correction_supersedes_the_draft(surfaces, name):
     [req] = await s.engine.my_requests("priya")
     assert req.fields["start"] == "2026-12-14"
     no_live_buttons(s, "priya")
+    reads_right(s, ("priya",))
 
 
 @pytest.mark.parametrize("name", SURFACES)
@@ -188,6 +218,7 @@ async def test_an_expense_with_all_its_fields(surfaces, name):
     await s.click("emma", await approver_card(s, "emma", req.id), APPROVE)
     assert (await s.engine.get_request(req.id, "priya")).status is RequestStatus.APPROVED
     no_live_buttons(s, "priya", "emma")
+    reads_right(s, ("priya", "emma"), typed=("train tickets to the client",))
 
 
 @pytest.mark.parametrize("name", SURFACES)
@@ -207,9 +238,12 @@ async def test_an_escalation_rendered_in_chinese(surfaces, name):
         closed = [c for c in s.cards("wangfang") if "David Chen" in c.text]
         assert closed and all("已转交 David Chen" in c.text for c in closed)
         assert all("Reassigned" not in c.text for c in s.cards("wangfang"))
+        # escalated, not on leave: the reason is stored as a code, not guessed from English prose
+        assert all("休假" not in c.text for c in s.cards("wangfang") + s.cards("zhangsan"))
     await s.click("david", await approver_card(s, "david", rid), APPROVE)
     assert (await s.engine.get_request(rid, "zhangsan")).status is RequestStatus.APPROVED
     no_live_buttons(s, "zhangsan", "wangfang", "david")
+    reads_right(s, ("zhangsan", "wangfang", "david"))
     if name != "terminal":  # 王芳's "已转交 David，你仍可以审批" is redrawn once David decided
         none_waits(s, "zhangsan", "wangfang", "david")
         assert any("David Chen 已于" in c.text for c in s.cards("wangfang"))
@@ -227,6 +261,7 @@ async def test_the_requesters_notice_and_card_follow_the_approval(surfaces, name
     await s.click("wangfang", await approver_card(s, "wangfang", rid), APPROVE)
     assert (await s.engine.get_request(rid, "zhangsan")).status is RequestStatus.APPROVED
     no_live_buttons(s, "zhangsan", "wangfang")
+    reads_right(s, ("zhangsan", "wangfang"), typed=("家里有事",))
     if name == "terminal":  # printed lines are history; the approver's last line is the outcome
         assert s.transcript("wangfang").rstrip().endswith("→ 已批准")
         return
