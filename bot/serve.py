@@ -26,7 +26,6 @@ from bot.platform import Platform
 from bot.queue import ping_within, warm_pool
 from bot.runtime import Runtime, build_runtime
 from bot.settings import Settings, SettingsError, require
-from bot.slack.app import SlackBot
 from bot.slack.platform import SlackPlatform
 from bot.tasks import BackgroundTasks
 from bot.worker import run_worker
@@ -66,11 +65,6 @@ def make_app(
     )
     app.on_shutdown.append(drain)
     return app
-
-
-def web_app(bot: SlackBot) -> web.Application:
-    """The Slack bot's web app (tests)."""
-    return make_app(bot.runtime, [SlackPlatform(bot)], bot.tasks)
 
 
 def _stop_on_signals() -> asyncio.Event:

@@ -21,11 +21,12 @@ from bot.notifier import OutboxWorker
 from bot.runtime import Runtime
 from bot.sandbox.slack_simulator import SlackSimulator
 from bot.sandbox.standins.slack.server import SlackStandIn
-from bot.serve import NOTIFIER_GROUP, web_app
+from bot.serve import NOTIFIER_GROUP, make_app
 from bot.settings import Settings
 from bot.slack.app import SlackBot
 from bot.slack.client import make_client
 from bot.slack.delivery import SlackDelivery
+from bot.slack.platform import SlackPlatform
 from workflow.engine import Engine
 from workflow.outbox import Outbox
 
@@ -143,7 +144,7 @@ async def start_harness(
     runtime = Runtime(Settings(), redis, engine, memory, agent, agent.model)
     client = make_client(TOKEN, standin.api_url)
     bot = SlackBot(runtime, client, SECRET, streaming=streaming)
-    server = TestServer(web_app(bot))
+    server = TestServer(make_app(runtime, [SlackPlatform(bot)], bot.tasks))  # as serve's
     await server.start_server()
     http = aiohttp.ClientSession()
     sim = SlackSimulator(
