@@ -22,6 +22,10 @@ REQUEST_BACK = "request_back"  # Feishu: leave the reason form
 HOME_WITHDRAW = "home_withdraw"  # Slack's Home tab
 OPEN_LEAVE_FORM = "open_leave_form"
 LEAVE_FORM_SUBMIT = "leave_form_submit"  # Feishu: the leave form card's Submit
+FEED_CREATE = "calendar_feed_create"  # a new team calendar link (Slack's Home tab, Feishu's card)
+FEED_REVOKE = "calendar_feed_revoke"  # turn the link off
+# Buttons that act on the clicker alone: no pending action or request to refer to.
+SELF_ACTIONS = frozenset({LEAVE_FORM_SUBMIT, FEED_CREATE, FEED_REVOKE})
 PENDING_ACTIONS = frozenset({PENDING_CONFIRM, PENDING_CANCEL})
 STEP_ACTIONS = frozenset({REQUEST_APPROVE, REQUEST_REJECT, REQUEST_REJECT_SUBMIT, REQUEST_BACK})
 ACTIONS = PENDING_ACTIONS | STEP_ACTIONS
@@ -57,8 +61,6 @@ def parse_step_value(value: str) -> StepRef:
         return StepRef(request_id=request_id, step=int(step))
     except ValidationError as e:
         raise ValueError(f"not a step button value: {value[:80]!r}") from e
-
-
 
 
 # --- Feishu: the reference inside the value object ---------------------------------------------

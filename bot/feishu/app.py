@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from agent.i18n import detect_locale, t
 from bot.budget import VerificationBudget, client_address
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, buttons
+from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
 from bot.feishu import cards, forms
@@ -41,7 +42,7 @@ from bot.once import Once
 from bot.queue import QueueUnavailable, TurnJournal, Turns
 from bot.runtime import Runtime
 from bot.tasks import BackgroundTasks
-from bot.wording import not_in_directory
+from bot.wording import not_in_directory, say
 from workflow.config import Person
 from workflow.errors import StoreUnavailable
 
@@ -50,6 +51,7 @@ ACTION_BUDGET_S = 2.5  # a card callback must be answered within 3 s
 MESSAGE = "im.message.receive_v1"
 CARD_ACTION = "card.action.trigger"
 MENU = "application.bot.menu_v6"
+FEED_MENU_KEY = "calendar_feed"  # the bot menu item that sends a team calendar link
 
 
 def thread_key(tenant: str, chat_id: str, root_id: str) -> str:
@@ -365,12 +367,42 @@ class FeishuBot:
         )
 
     def on_menu(self, event: dict[str, Any]) -> None:
-        """The bot's menu: "Request leave" sends the person the form card."""
-        if event.get("event_key") != forms.MENU_KEY:
-            log.info("feishu_menu_ignored", key=str(event.get("event_key"))[:40])
-            return
+        """The bot's menu: "Request leave" sends the form card, "Team calendar" a calendar link."""
+        key = event.get("event_key")
         operator = (event.get("operator") or {}).get("operator_id") or {}
-        self.tasks.spawn(self._send_form(str(operator.get("open_id") or "")), name="feishu-form")
+        open_id = str(operator.get("open_id") or "")
+        if key == forms.MENU_KEY:
+            self.tasks.spawn(self._send_form(open_id), name="feishu-form")
+        elif key == FEED_MENU_KEY:
+            self.tasks.spawn(self._send_feed(open_id), name="feishu-feed")
+        else:
+            log.info("feishu_menu_ignored", key=str(key)[:40])
+
+    @cached_property
+    def feeds(self) -> CalendarFeeds:
+        return CalendarFeeds(self.engine, self.runtime.settings.base_url)
+
+    async def _send_feed(self, open_id: str) -> None:
+        """A new team calendar link (the last one stops working), on a card that can turn it off."""
+        person = await self.identity.person_for(open_id)
+        if person is None:
+            text = cards.text_content(not_in_directory("zh", self.hr_name))
+            await self.client.send(open_id, "text", text)
+            return
+        answer = await self.feeds.create(person)
+        card = cards.feed_card(answer.text, answer.locale or person.locale, on=True)
+        await self.client.send(open_id, "interactive", card)
+
+    async def _feed_click(self, action: str, person: Person) -> Reply:
+        """The link card's button: a new link, or the link turned off; the card says which."""
+        if action == buttons.FEED_CREATE:
+            answer = await self.feeds.create(person)
+            toast = cards.toast("success", say("feed.active", person.locale))
+        else:
+            answer = await self.feeds.revoke(person)
+            toast = cards.toast(answer.tone, answer.text)
+        on = action == buttons.FEED_CREATE
+        return Reply(toast, cards.feed_card(answer.text, answer.locale or person.locale, on=on))
 
     async def _send_form(self, open_id: str) -> None:
         person = await self.identity.person_for(open_id)
@@ -427,8 +459,10 @@ class FeishuBot:
         person = await self.identity.person_for(click.open_id)
         if person is None:
             return Reply(cards.toast("error", not_in_directory("zh", self.hr_name)))
-        if click.value.get("action") == buttons.LEAVE_FORM_SUBMIT:
+        if (action := click.value.get("action")) == buttons.LEAVE_FORM_SUBMIT:
             return await self._leave_submit(click, person)
+        if action in (buttons.FEED_CREATE, buttons.FEED_REVOKE):
+            return await self._feed_click(action, person)
         return self.reply(await self.answer(click, person), person)
 
     async def answer(self, click: Click, person: Person) -> Answer:

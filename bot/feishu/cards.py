@@ -24,6 +24,15 @@ from bot.conversation.buttons import (  # the button contract, re-exported for t
     ACTIONS as ACTIONS,
 )
 from bot.conversation.buttons import (
+    FEED_CREATE,
+    FEED_REVOKE,
+    REQUEST_BACK,
+    REQUEST_REJECT_SUBMIT,
+    PendingRef,
+    StepRef,
+    feishu_value,
+)
+from bot.conversation.buttons import (
     PENDING_CANCEL as PENDING_CANCEL,
 )
 from bot.conversation.buttons import (
@@ -31,13 +40,6 @@ from bot.conversation.buttons import (
 )
 from bot.conversation.buttons import (
     REQUEST_APPROVE as REQUEST_APPROVE,
-)
-from bot.conversation.buttons import (
-    REQUEST_BACK,
-    REQUEST_REJECT_SUBMIT,
-    PendingRef,
-    StepRef,
-    feishu_value,
 )
 from bot.conversation.buttons import (
     REQUEST_REJECT as REQUEST_REJECT,
@@ -136,6 +138,18 @@ def card(title: str | None, elements: list[Card], template: str = "blue") -> Car
     if title:
         c["header"] = {"title": plain(title, TITLE_MAX), "template": template}
     return c
+
+
+def feed_card(text: str, locale: str, *, on: bool) -> Card:
+    """The team calendar link (or that it is off), with [Turn off calendar link] or [New calendar link]."""
+    if on:
+        dialog = (say("dialog.feed_revoke.title", locale), say("dialog.feed_revoke.text", locale))
+        act = button(
+            say("button.feed_revoke", locale), {"action": FEED_REVOKE}, "danger", confirm=dialog
+        )
+    else:
+        act = button(say("button.feed_new", locale), {"action": FEED_CREATE}, "primary")
+    return card(say("feed.title", locale), [plain_div(text), actions(act)])
 
 
 def text_content(text: str) -> dict[str, str]:

@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from bot.conversation.buttons import LEAVE_FORM_SUBMIT
+from bot.conversation.buttons import SELF_ACTIONS
 from bot.once import Answer
 
 _MESSAGES = {400: "bad request", 401: "unauthorized", 429: "too many failed attempts"}
@@ -92,7 +92,7 @@ class ButtonValue(_Model):
 
     @model_validator(mode="after")
     def _fits(self) -> ButtonValue:
-        if self.action == LEAVE_FORM_SUBMIT:  # a form's Submit: its values come in form_value
+        if self.action in SELF_ACTIONS:  # a form's Submit (values in form_value), a calendar link
             return self
         wanted = "pending_id" if self.action.startswith("pending_") else "request_id"
         if getattr(self, wanted) is None or (wanted == "request_id" and self.step is None):

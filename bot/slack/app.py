@@ -184,8 +184,8 @@ class SlackBot:
         app.view("reject_reason")(self.on_reject_submit)
         app.view("leave_form")(self.on_leave_submit)
         app.action("open_delegation_form")(self.on_open_delegation_form)
-        app.action(blocks_home.FEED_CREATE)(self.on_calendar_feed)
-        app.action(blocks_home.FEED_REVOKE)(self.on_calendar_feed)
+        app.action(buttons.FEED_CREATE)(self.on_calendar_feed)
+        app.action(buttons.FEED_REVOKE)(self.on_calendar_feed)
         app.view("delegation_form")(self.on_delegation_submit)
         return app
 
@@ -598,7 +598,7 @@ class SlackBot:
         if found is None:
             return
         click, person = found
-        revoke = body["actions"][0]["action_id"] == blocks_home.FEED_REVOKE
+        revoke = body["actions"][0]["action_id"] == buttons.FEED_REVOKE
         answer = await (self.feeds.revoke(person) if revoke else self.feeds.create(person))
         try:
             view = blocks_home.feed_modal(answer.text, answer.locale or person.locale)

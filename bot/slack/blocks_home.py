@@ -10,6 +10,7 @@ from slack_sdk.models.views import View
 
 from agent.i18n import t
 from agent.tools.describe import carried_note, what, where_it_is
+from bot.conversation import buttons
 from bot.slack.blocks_base import (
     LIST_MAX,
     VIEW_BLOCKS_MAX,
@@ -144,17 +145,12 @@ def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> lis
     return blocks
 
 
-# The Home tab's calendar-feed buttons (bot/conversation/feeds.py does the work).
-FEED_CREATE = "calendar_feed_create"
-FEED_REVOKE = "calendar_feed_revoke"
-
-
 def _feed(feed_on: bool, locale: str) -> list[Block]:
     """[Team calendar link] (a new one when on) and, when on, [Turn off calendar link]."""
     if not feed_on:
         return [
             actions(
-                button(say("button.feed_create", locale), FEED_CREATE, "create"),
+                button(say("button.feed_create", locale), buttons.FEED_CREATE, "create"),
                 block_id="home_feed",
             )
         ]
@@ -168,8 +164,10 @@ def _feed(feed_on: bool, locale: str) -> list[Block]:
     return [
         context(say("feed.active", locale)),
         actions(
-            button(say("button.feed_new", locale), FEED_CREATE, "create"),
-            button(say("button.feed_revoke", locale), FEED_REVOKE, "revoke", confirm=dialog),
+            button(say("button.feed_new", locale), buttons.FEED_CREATE, "create"),
+            button(
+                say("button.feed_revoke", locale), buttons.FEED_REVOKE, "revoke", confirm=dialog
+            ),
             block_id="home_feed",
         ),
     ]
