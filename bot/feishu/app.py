@@ -371,27 +371,14 @@ class FeishuBot:
         key = event.get("event_key")
         operator = (event.get("operator") or {}).get("operator_id") or {}
         open_id = str(operator.get("open_id") or "")
-        if key == forms.MENU_KEY:
-            self.tasks.spawn(self._send_form(open_id), name="feishu-form")
-        elif key == FEED_MENU_KEY:
-            self.tasks.spawn(self._send_feed(open_id), name="feishu-feed")
+        if key in (forms.MENU_KEY, FEED_MENU_KEY):
+            self.tasks.spawn(self._send_menu_card(open_id, key), name=f"feishu-menu-{key}")
         else:
             log.info("feishu_menu_ignored", key=str(key)[:40])
 
     @cached_property
     def feeds(self) -> CalendarFeeds:
         return CalendarFeeds(self.engine, self.runtime.settings.base_url)
-
-    async def _send_feed(self, open_id: str) -> None:
-        """A new team calendar link (the last one stops working), on a card that can turn it off."""
-        person = await self.identity.person_for(open_id)
-        if person is None:
-            text = cards.text_content(not_in_directory("zh", self.hr_name))
-            await self.client.send(open_id, "text", text)
-            return
-        answer = await self.feeds.create(person)
-        card = cards.feed_card(answer.text, answer.locale or person.locale, on=True)
-        await self.client.send(open_id, "interactive", card)
 
     async def _feed_click(self, action: str, person: Person) -> Reply:
         """The link card's button: a new link, or the link turned off; the card says which."""
@@ -404,13 +391,20 @@ class FeishuBot:
         on = action == buttons.FEED_CREATE
         return Reply(toast, cards.feed_card(answer.text, answer.locale or person.locale, on=on))
 
-    async def _send_form(self, open_id: str) -> None:
+    async def _send_menu_card(self, open_id: str, key: str) -> None:
+        """A menu item's card: the leave form, or a new team calendar link (the last one stops
+        working) on a card that can turn it off."""
         person = await self.identity.person_for(open_id)
         if person is None:
             text = cards.text_content(not_in_directory("zh", self.hr_name))
             await self.client.send(open_id, "text", text)
             return
-        await self.client.send(open_id, "interactive", self.leave_form(person))
+        if key == FEED_MENU_KEY:
+            answer = await self.feeds.create(person)
+            card = cards.feed_card(answer.text, answer.locale or person.locale, on=True)
+        else:
+            card = self.leave_form(person)
+        await self.client.send(open_id, "interactive", card)
 
     async def _leave_submit(self, click: Click, person: Person) -> Reply:
         """The form's Submit is the confirmation: the request, or the form again with its errors."""
