@@ -231,6 +231,9 @@ class Sandbox:
         self.standin.base_url = base
         self.client.base_url = self.standin.api_url
         self.feishu.bind(base)
+        if self.runtime.settings.public_url is None:  # calendar links point at this server
+            self.bot.feeds.base_url = base
+            self.feishu.bot.feeds.base_url = base
         if self.simulator is not None:
             self.simulator.events_url = f"{base}/slack/events"
         else:

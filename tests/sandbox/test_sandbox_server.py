@@ -79,6 +79,19 @@ async def test_the_slack_standin_and_the_bot_share_the_port(client: TestClient, 
     assert unsigned.status == 401
 
 
+async def test_a_calendar_link_made_in_the_sandbox_is_served_by_it(
+    client: TestClient, sandbox: Sandbox
+):
+    """The Home tab's and Feishu's calendar links point at the sandbox's own port, which serves the feed."""
+    emma = sandbox.runtime.engine.person("emma")
+    for feeds in (sandbox.bot.feeds, sandbox.feishu.bot.feeds):
+        answer = await feeds.create(emma)
+        url = next(w for w in answer.text.split() if "/calendar/" in w)
+        assert url.startswith(sandbox.base_url + "/calendar/")
+        feed = await client.get(url[len(sandbox.base_url) :])
+        assert feed.status == 200 and feed.content_type == "text/calendar"
+
+
 async def test_the_directory_is_registered_and_listed(client: TestClient):
     """Every person with a Slack id is a stand-in user with their locale; the picker lists them."""
     people = await (await client.get("/sandbox/people")).json()
