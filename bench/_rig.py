@@ -294,6 +294,15 @@ def leave_days(count: int) -> list[date]:
 # --- processes -----------------------------------------------------------------------------
 
 
+def pid_cpu_s(pid: int) -> float:
+    """utime + stime of a process, from /proc (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
 @dataclass
 class Proc:
     """A subprocess we started, with its CPU time, peak RSS and bench metrics."""
@@ -305,11 +314,7 @@ class Proc:
     http_port: int | None = None
 
     def cpu_s(self) -> float:
-        try:
-            fields = Path(f"/proc/{self.popen.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return 0.0
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+        return pid_cpu_s(self.popen.pid)
 
     def peak_rss_mb(self) -> float:
         try:
@@ -692,6 +697,11 @@ class Rig:
             commands = await asyncio.to_thread(commands_processed, redis_nodes(self.redis_url))
         usage = resource.getrusage(resource.RUSAGE_SELF)
         procs["driver"] = {"cpu_s": usage.ru_utime + usage.ru_stime, "round_trips": 0.0}
+        # the rest of the machine's work: the fake model and (a private) Redis
+        if self.llm_proc is not None:
+            procs["fake_llm"] = {"cpu_s": pid_cpu_s(self.llm_proc.pid), "round_trips": 0.0}
+        if self.redis is not None and self.redis.proc is not None:
+            procs["redis"] = {"cpu_s": pid_cpu_s(self.redis.proc.pid), "round_trips": 0.0}
         return {
             "t": time.perf_counter(),
             "procs": procs,
@@ -1130,6 +1140,21 @@ def report(
         "cpu_s_per_process": {
             p.name: round(delta(s0, s1, p.name, "cpu_s"), 2) for p in [*serve_procs, *worker_procs]
         },
+        # what else used the cores during the turns: the driver (Slack stand-in), the fake
+        # model, a private Redis, and the burst's sender; cores_busy is all of it over the wall
+        "support_cpu_s": {
+            name: round(s1["procs"][name]["cpu_s"] - s0["procs"][name]["cpu_s"], 2)
+            for name in ("driver", "fake_llm", "redis")
+            if name in s1["procs"]
+        },
+        "cores_busy_during_turns": round(
+            (
+                sum(s1["procs"][n]["cpu_s"] - s0["procs"][n]["cpu_s"] for n in s1["procs"])
+                + ((sender or {}).get("cpu_s") or 0.0)
+            )
+            / max(1e-9, t_turns - t_start),
+            2,
+        ),
         "ack_ms_dm": summary(ack_dm),
         "ack_ms_click": summary(ack_click),
         "ack_ms_all": summary(ack_dm + ack_click),

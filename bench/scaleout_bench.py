@@ -16,7 +16,10 @@ and the throughput (completed requests per second, DM to "approved" DM) of 2+2 a
 
 With --runners, the turn runners alone are scaled: serve only acks (SERVE_RUNS_TURNS=false)
 and one, then two `worker` processes run the same burst of turns (every DM sent at once);
-the ratio of turns per second and the CPU each process used are reported.
+reported: the ratio of turns per second (target ≥ 1.8), the CPU each process used, the
+runners' CPU per turn (equal in both runs: nothing is lost to coordination), and how busy
+the machine's cores were (the driver, the fake model and Redis share them with the runners,
+so on 2 cores the second runner cannot have a core of its own).
 
     python bench/scaleout_bench.py --runners [--users 1000] [--latency 0.3]
 
@@ -35,6 +38,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _rig import RESULTS, RunConfig, interrupt_on_sigterm, machine, run_load
+
+RUNNERS_RATIO_TARGET = 1.8  # turns per second, two runner processes against one
 
 
 def invariants(run: dict[str, Any]) -> dict[str, bool]:
@@ -114,12 +119,27 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
         r = await run_load(cfg)
         runs[f"{workers} runner{'s' if workers > 1 else ''}"] = r
     one, two = runs.values()
+    ratio = round(two["turns_per_s"] / max(1e-9, one["turns_per_s"]), 2)
+    cores = machine()["cpus"] or 1
+
+    def runner_cpu_ms_per_turn(r: dict[str, Any]) -> float:
+        runners = sum(v for k, v in r["cpu_s_per_process"].items() if k.startswith("worker"))
+        return round(runners * 1000 / max(1, r["users"]), 2)
+
     return {
         "benchmark": "scaleout-runners",
         "users": args.users,
         "turns_per_s": {k: r["turns_per_s"] for k, r in runs.items()},
-        "throughput_ratio_2_vs_1": round(two["turns_per_s"] / max(1e-9, one["turns_per_s"]), 2),
+        "throughput_ratio_2_vs_1": ratio,
+        "target": {"ratio": RUNNERS_RATIO_TARGET, "met": ratio >= RUNNERS_RATIO_TARGET},
         "cpu_s_per_process": {k: r["cpu_s_per_process"] for k, r in runs.items()},
+        # the same work per turn in one or two runners means nothing is lost to coordination
+        "runner_cpu_ms_per_turn": {k: runner_cpu_ms_per_turn(r) for k, r in runs.items()},
+        # the driver (Slack stand-in), fake model and Redis share the cores with the runners
+        "support_cpu_s": {k: r["support_cpu_s"] for k, r in runs.items()},
+        "cores_busy_during_turns": {k: r["cores_busy_during_turns"] for k, r in runs.items()},
+        "cores": cores,
+        "ack_ms_dm": {k: r["ack_ms_dm"] for k, r in runs.items()},
         "lost": {k: sum(r["lost"].values()) for k, r in runs.items()},
         "duplicated": {k: r["duplicate_turns"] for k, r in runs.items()},
         "runs": runs,

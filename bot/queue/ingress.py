@@ -108,6 +108,7 @@ class Turns:
         if entry is None:
             log.info("turn_duplicate", platform=platform, key=key)
             return False
+        self.runner.ingress_seen()
         self.runner.wake()
         return True
 

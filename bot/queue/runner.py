@@ -1,8 +1,10 @@
 """Turn runners: a consumer of the turn stream, in `serve` (by default) and in every `worker`.
 
 A runner takes entries while it has room — a bound on turns at once, and none while its
-event loop is running late (the CPU is the limit, not a fixed count) — so that the other
-runners get the rest. Turns of one thread run in order, one at a time, under the thread's
+event loop is running late (the CPU is the limit, not a fixed count) — a few at a time, so
+that the other runners get the rest. In `serve`, which also acks, acks come first: a turn
+starts once the process's acks have paused (for at most half a second), so a burst is acked
+before its turns compete for the same event loop. Turns of one thread run in order, one at a time, under the thread's
 lease; turns of different threads run side by side. An entry whose runner died is reclaimed
 after `reclaim_idle_s` and run again from its start; the handler's journal tells it what was
 already posted. A turn that failed `max_attempts` times tells the person so and is moved to
@@ -15,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,6 +50,12 @@ class RunnerLimits:
     max_lag_ms: float = 50.0  # take no new turns while the event loop runs this late
     max_attempts: int = MAX_ATTEMPTS
     block_ms: int = 500
+    read_count: int = 32  # entries per read: runners share a burst, not the first takes it all
+    # In a process that also acks (serve): turns start once its acks have been quiet this
+    # long, so a burst is acked before its turns compete for the event loop — but never wait
+    # longer than ingress_max_defer_s (a steady stream of messages must not starve them).
+    ingress_quiet_s: float = 0.05
+    ingress_max_defer_s: float = 0.5
 
 
 def consumer_name() -> str:
@@ -93,6 +102,8 @@ class TurnRunner:
         self._maybe_more = False
         self._group_ready = False
         self.paused = False  # True: this process only queues (SERVE_RUNS_TURNS=false)
+        self._ingress_at = -1e9  # when this process last queued a message (monotonic)
+        self._deferring_since: float | None = None
 
     def register(self, platform: str, handler: TurnHandler, tasks: BackgroundTasks) -> None:
         """Turns of `platform` go to `handler`; they run as tasks in `tasks` (drained on shutdown)."""
@@ -105,9 +116,35 @@ class TurnRunner:
         return int(self.limits.lease_s * 1000)
 
     def free(self) -> int:
-        if self.lag.ms > self.limits.max_lag_ms:
+        if self.lag.ms > self.limits.max_lag_ms or self.acking():
             return 0
         return max(0, self.limits.max_turns - self.running)
+
+    def _take(self) -> int:
+        return min(self.free(), self.limits.read_count)
+
+    # --- ingress first -------------------------------------------------------------------
+
+    def ingress_seen(self) -> None:
+        """This process just queued a message and is acking it: its turns wait (see acking)."""
+        self._ingress_at = time.monotonic()
+
+    def acking(self) -> bool:
+        """Whether acks are under way here, and turns should hold back (for at most a while)."""
+        now = time.monotonic()
+        if now - self._ingress_at >= self.limits.ingress_quiet_s:
+            self._deferring_since = None
+            return False
+        if self._deferring_since is None:
+            self._deferring_since = now
+        return now - self._deferring_since < self.limits.ingress_max_defer_s
+
+    async def _after_acks(self) -> None:
+        quiet = self.limits.ingress_quiet_s
+        for _ in range(int(self.limits.ingress_max_defer_s / quiet) + 2):  # acking() ends by then
+            if not self.acking():
+                return
+            await asyncio.sleep(quiet)
 
     # --- taking entries ------------------------------------------------------------------
 
@@ -128,7 +165,8 @@ class TurnRunner:
                 self._group_ready = True
             while True:
                 self._again = False
-                took = self.start(await self.queue.read(self.consumer, self.free()))
+                await self._after_acks()
+                took = self.start(await self.queue.read(self.consumer, self._take()))
                 if not took and not self._again:
                     return
         except (redis.exceptions.RedisError, OSError) as e:
@@ -173,7 +211,7 @@ class TurnRunner:
                             await asyncio.wait_for(stop.wait(), 0.05)
                         continue
                     self.start(
-                        await self.queue.read(self.consumer, self.free(), self.limits.block_ms)
+                        await self.queue.read(self.consumer, self._take(), self.limits.block_ms)
                     )
                 except (redis.exceptions.RedisError, OSError) as e:
                     log.error("turns_unreachable", error=repr(e)[:200])
@@ -199,6 +237,7 @@ class TurnRunner:
     async def _execute(self, turn: Turn) -> None:
         token = f"{self.consumer}:{turn.id}"
         try:
+            await self._after_acks()  # a turn read during a burst starts once it is acked
             handler = self.handlers.get(turn.platform)
             if handler is None:
                 log.error("turn_without_handler", platform=turn.platform, entry=turn.id)

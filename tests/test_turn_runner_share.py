@@ -1,0 +1,76 @@
+"""Turn runners: in serve a burst is acked before its turns start; runners share a burst."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import fakeredis
+
+from bot.queue import RunnerLimits, Turn, TurnJournal, TurnQueue, TurnRunner, Turns
+from bot.tasks import BackgroundTasks
+
+
+class Recorder:
+    """A platform handler that notes when each turn started."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, float] = {}
+
+    async def run_turn(self, turn: Turn, journal: TurnJournal) -> None:
+        self.started[turn.data["n"]] = time.monotonic()
+
+    async def give_up(self, turn: Turn, journal: TurnJournal) -> None:
+        raise AssertionError("nothing fails here")
+
+
+def _turns(redis: fakeredis.FakeAsyncRedis, limits: RunnerLimits) -> tuple[Turns, Recorder]:
+    turns = Turns.build(redis, "acme", limits=limits)
+    recorder = Recorder()
+    turns.runner.register("test", recorder, BackgroundTasks())
+    return turns, recorder
+
+
+async def _submit(turns: Turns, n: str) -> None:
+    await turns.submit("test", n, "dm", f"thread-{n}", {"n": n}, seen_ttl_s=60)
+
+
+async def test_a_burst_is_acked_before_its_turns_start():
+    """While messages keep arriving, serve's turns wait; they start once the acks pause."""
+    limits = RunnerLimits(ingress_quiet_s=0.1, ingress_max_defer_s=2.0)
+    turns, recorder = _turns(fakeredis.FakeAsyncRedis(decode_responses=True), limits)
+    for i in range(5):  # a message every 40 ms: the process keeps acking
+        await _submit(turns, f"m{i}")
+        await asyncio.sleep(0.04)
+    last_ack = time.monotonic()
+    assert recorder.started == {}
+    assert turns.runner.tasks is not None
+    await turns.runner.tasks.idle()
+    assert len(recorder.started) == 5
+    assert min(recorder.started.values()) >= last_ack + 0.05
+
+
+async def test_a_steady_stream_of_messages_does_not_starve_the_turns():
+    """Acks never pausing hold the turns back for at most ingress_max_defer_s."""
+    limits = RunnerLimits(ingress_quiet_s=0.1, ingress_max_defer_s=0.3)
+    turns, recorder = _turns(fakeredis.FakeAsyncRedis(decode_responses=True), limits)
+    first = time.monotonic()
+    for i in range(30):  # 1.2 s of a message every 40 ms
+        await _submit(turns, f"m{i}")
+        await asyncio.sleep(0.04)
+    assert "m0" in recorder.started
+    assert recorder.started["m0"] - first < 0.3 + 0.3  # the cap, and a poll's slack
+
+
+async def test_two_runners_share_a_burst():
+    """Each read takes a few entries, so a second runner gets part of a burst, not none of it."""
+    redis = fakeredis.FakeAsyncRedis(decode_responses=True)
+    queue = TurnQueue(redis, "acme")
+    await queue.ensure_group()
+    for i in range(100):
+        await queue.enqueue("test", f"ev{i}", "dm", f"t{i}", {"n": str(i)}, seen_ttl_s=60)
+    limits = RunnerLimits(read_count=16)
+    a, b = (TurnRunner(queue, limits=limits) for _ in range(2))
+    first = await queue.read(a.consumer, a._take())
+    second = await queue.read(b.consumer, b._take())
+    assert len(first) == 16 and len(second) == 16
