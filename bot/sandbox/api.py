@@ -30,6 +30,17 @@ import aiohttp
 import structlog
 from aiohttp import web
 
+from bot.sandbox.bodies import (
+    ClickBody,
+    CommandBody,
+    DismissBody,
+    MessageBody,
+    SlackPerson,
+    ViewCloseBody,
+    ViewSubmitBody,
+    read_body,
+    refused,
+)
 from bot.sandbox.slack_simulator import ButtonNotFound
 from bot.sandbox.standins.slack.server import StandInError
 
@@ -38,7 +49,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("sandbox")
 HEARTBEAT_S = 15.0
-TEXT_MAX = 4000
 _CLOSE = {"kind": "sandbox.closing"}
 _SLIM_KEYS = ("seq", "kind", "user", "channel", "ts", "thread_ts", "status", "view_id")
 UNKNOWN_COMMAND = {
@@ -49,11 +59,6 @@ UNKNOWN_COMMAND = {
     "zh": "`{command}` 不是有效的命令。在 Slack 中，以“/”开头的消息都会被当作命令。此沙盒支持 `/leave`。",
 }
 """What Slack itself answers an unknown command with, in the person's client language."""
-
-
-def _error(status: int, message: str) -> web.HTTPException:
-    cls = {400: web.HTTPBadRequest, 404: web.HTTPNotFound, 409: web.HTTPConflict}[status]
-    return cls(text=json.dumps({"ok": False, "error": message}), content_type="application/json")
 
 
 def slim(record: dict[str, Any]) -> dict[str, Any]:
@@ -109,35 +114,14 @@ class SandboxApi:
     def ws(self):
         return self.sandbox.standin.workspace
 
-    @staticmethod
-    async def _json(request: web.Request) -> dict[str, Any]:
-        try:
-            data = await request.json()
-        except ValueError:
-            raise _error(400, "the body must be a JSON object") from None
-        if not isinstance(data, dict):
-            raise _error(400, "the body must be a JSON object")
-        return data
-
     def _user(self, user_id: Any) -> str:
         if not isinstance(user_id, str) or not user_id:
-            raise _error(400, "user is required")
+            raise refused(400, "user is required")
         try:
             self.ws.user(user_id)
         except StandInError:
-            raise _error(404, f"no such person: {user_id}") from None
+            raise refused(404, f"no such person: {user_id}") from None
         return user_id
-
-    @staticmethod
-    def _text(data: dict[str, Any], name: str = "text", *, required: bool = True) -> str:
-        value = data.get(name)
-        if value is None and not required:
-            return ""
-        if not isinstance(value, str) or (required and not value.strip()):
-            raise _error(400, f"{name} is required")
-        if len(value) > TEXT_MAX:
-            raise _error(400, f"{name} is longer than {TEXT_MAX} characters")
-        return value
 
     # -- reading ------------------------------------------------------------------------
 
@@ -253,14 +237,16 @@ class SandboxApi:
     # -- what people do -----------------------------------------------------------------
 
     async def message(self, request: web.Request) -> web.Response:
-        data = await self._json(request)
-        user = self._user(data.get("user"))
-        text = self._text(data).strip()
-        thread_ts = data.get("thread_ts") or None
+        body = await read_body(request, MessageBody)
+        user = self._user(body.user)
+        text, thread_ts = body.text, body.thread_ts
         if text.startswith("/"):
             command, _, rest = text.partition(" ")
             return await self._command(user, command, rest.strip(), thread_ts)
-        resp, envelope = await self.sandbox.sim.dm(user, text, thread_ts)
+        try:
+            resp, envelope = await self.sandbox.sim.dm(user, text, thread_ts)
+        except StandInError as e:  # a thread_ts of no thread in their DM: nothing was posted
+            raise refused(404, e.code) from None
         event = envelope["event"]
         return web.json_response(
             {
@@ -272,11 +258,9 @@ class SandboxApi:
         )
 
     async def command(self, request: web.Request) -> web.Response:
-        data = await self._json(request)
-        user = self._user(data.get("user"))
-        command = self._text(data, "command").strip()
-        text = self._text(data, required=False).strip()
-        return await self._command(user, command, text, data.get("thread_ts") or None)
+        body = await read_body(request, CommandBody)
+        user = self._user(body.user)
+        return await self._command(user, body.command, body.text.strip(), body.thread_ts)
 
     async def _command(
         self, user: str, command: str, text: str, thread_ts: str | None
@@ -308,68 +292,63 @@ class SandboxApi:
         return web.json_response({"ok": resp.status == 200, "status": resp.status})
 
     async def click(self, request: web.Request) -> web.Response:
-        data = await self._json(request)
-        user = self._user(data.get("user"))
-        action_id = self._text(data, "action_id")
-        block_id = data.get("block_id")
-        value = data.get("value")
+        body = await read_body(request, ClickBody)
+        user = self._user(body.user)
+        action_id, block_id, value = body.action_id, body.block_id, body.value
         sim = self.sandbox.sim
         try:
-            if data.get("view_id"):
-                view = self._view(user, data["view_id"])
+            if body.view_id:
+                view = self._view(user, body.view_id)
                 resp = await sim.click_in_view(
                     user, view, action_id, block_id=block_id, value=value
                 )
             else:
-                message = self._message(user, data.get("channel"), data.get("ts"))
+                message = self._message(user, body.channel, body.ts)
                 resp = await sim.click(user, message, action_id, block_id=block_id, value=value)
         except ButtonNotFound as e:
-            raise _error(404, str(e)) from None
+            raise refused(404, str(e)) from None
         return web.json_response({"ok": resp.status == 200, "status": resp.status})
 
     def _message(self, user: str, channel: Any, ts: Any) -> dict[str, Any]:
         if not isinstance(channel, str) or not isinstance(ts, str):
-            raise _error(400, "channel and ts (or view_id) are required")
+            raise refused(400, "channel and ts (or view_id) are required")
         for eph in self.ws.ephemerals(user):
             if eph["ts"] == ts:
                 return eph
         try:
             conv = self.ws.conversation(channel)
             if conv.is_im and conv.user != user:
-                raise _error(404, "that message is not in this person's DM")
+                raise refused(404, "that message is not in this person's DM")
             return self.ws.message(channel, ts) | {"channel": channel}
         except StandInError as e:
-            raise _error(404, e.code) from None
+            raise refused(404, e.code) from None
 
     def _view(self, user: str, view_id: Any) -> dict[str, Any]:
         views = self.ws.views
         if not isinstance(view_id, str) or views.owner(view_id) != user:
-            raise _error(404, "no such view for this person")
+            raise refused(404, "no such view for this person")
         return views.get(view_id)
 
     async def view_submit(self, request: web.Request) -> web.Response:
         """Submit a modal; close it on an empty ack, or pass the bot's field errors back."""
-        data = await self._json(request)
-        user = self._user(data.get("user"))
-        view = self._view(user, data.get("view_id"))
-        values = data.get("values") or {}
-        if not isinstance(values, dict):
-            raise _error(400, "values must be an object")
-        resp = await self.sandbox.sim.submit_view(user, view, values)
-        body = await _reply_body(resp)
+        body = await read_body(request, ViewSubmitBody)
+        user = self._user(body.user)
+        view = self._view(user, body.view_id)
+        resp = await self.sandbox.sim.submit_view(user, view, body.values)
+        answer = await _reply_body(resp)
         if resp.status != 200:
             return web.json_response(
                 {"ok": False, "status": resp.status, "error": "The app did not accept the form."}
             )
         views = self.ws.views
-        action = body.get("response_action") if isinstance(body, dict) else None
+        action = answer.get("response_action") if isinstance(answer, dict) else None
         if action == "errors":
-            return web.json_response({"ok": False, "errors": body.get("errors") or {}})
+            return web.json_response({"ok": False, "errors": answer.get("errors") or {}})
         try:
             if action == "update":
-                views.update(body["view"], view_id=view["id"])
+                views.update(answer["view"], view_id=view["id"])
             elif action == "push":
-                views.push(self.sandbox.standin.issue_trigger_id(user), body["view"])
+                views.push(self.sandbox.standin.issue_trigger_id(user), answer["view"])
             elif action == "clear":
                 views.close_all(user)
             else:
@@ -380,24 +359,20 @@ class SandboxApi:
         return web.json_response({"ok": True, "response_action": action})
 
     async def view_close(self, request: web.Request) -> web.Response:
-        data = await self._json(request)
-        user = self._user(data.get("user"))
-        view = self._view(user, data.get("view_id"))
+        body = await read_body(request, ViewCloseBody)
+        user = self._user(body.user)
+        view = self._view(user, body.view_id)
         if view.get("notify_on_close"):
             await self.sandbox.sim.close_view(user, view)
         self.ws.views.close(view["id"])
         return web.json_response({"ok": True})
 
     async def home(self, request: web.Request) -> web.Response:
-        data = await self._json(request)
-        user = self._user(data.get("user"))
+        user = self._user((await read_body(request, SlackPerson)).user)
         resp = await self.sandbox.sim.home_opened(user)
         return web.json_response({"ok": resp.status == 200, "status": resp.status})
 
     async def dismiss(self, request: web.Request) -> web.Response:
-        data = await self._json(request)
-        user = self._user(data.get("user"))
-        ts = data.get("ts")
-        if not isinstance(ts, str):
-            raise _error(400, "ts is required")
-        return web.json_response({"ok": self.ws.dismiss_ephemeral(user, ts)})
+        body = await read_body(request, DismissBody)
+        user = self._user(body.user)
+        return web.json_response({"ok": self.ws.dismiss_ephemeral(user, body.ts)})

@@ -30,6 +30,7 @@ from aiohttp import web
 from bot.feishu.app import FeishuBot
 from bot.feishu.client import FeishuClient
 from bot.feishu.platform import EVENTS_PATH, FeishuPlatform
+from bot.sandbox.bodies import FeishuClickBody, FeishuMessageBody, read_body, refused
 from bot.sandbox.feishu_simulator import FeishuSimulator
 from bot.sandbox.standins.feishu.server import FeishuFault, FeishuStandIn
 from bot.tasks import BackgroundTasks
@@ -44,7 +45,6 @@ PLACEHOLDER_API_URL = "http://127.0.0.1:9" + API_PREFIX
 """The clients' API URL until the server is bound and its port known (nothing listens on 9)."""
 BOT_NAME = "approvals"
 HEARTBEAT_S = 15.0
-TEXT_MAX = 4000
 _CLOSE: dict[str, Any] = {"change": "sandbox.closing"}
 
 
@@ -84,11 +84,6 @@ def card_buttons(card: dict[str, Any] | None) -> list[dict[str, Any]]:
         body = card.get("body") if card.get("schema") == "2.0" else None
         walk((body or {}).get("elements") if isinstance(body, dict) else card.get("elements"))
     return found
-
-
-def _error(status: int, message: str) -> web.HTTPException:
-    cls = {400: web.HTTPBadRequest, 404: web.HTTPNotFound, 409: web.HTTPConflict}[status]
-    return cls(text=json.dumps({"ok": False, "error": message}), content_type="application/json")
 
 
 class SandboxFeishu:
@@ -191,21 +186,11 @@ class SandboxFeishu:
             "api_url": self.standin.base_url,
         }
 
-    @staticmethod
-    async def _json(request: web.Request) -> dict[str, Any]:
-        try:
-            data = await request.json()
-        except ValueError:
-            raise _error(400, "the body must be a JSON object") from None
-        if not isinstance(data, dict):
-            raise _error(400, "the body must be a JSON object")
-        return data
-
     def _person(self, open_id: Any) -> str:
         if not isinstance(open_id, str) or not open_id:
-            raise _error(400, "open_id is required")
+            raise refused(400, "open_id is required")
         if open_id not in self.standin.tenant.people:
-            raise _error(404, f"no such person on Feishu: {open_id}")
+            raise refused(404, f"no such person on Feishu: {open_id}")
         return open_id
 
     def _owner(self, chat_id: str) -> str | None:
@@ -218,13 +203,13 @@ class SandboxFeishu:
     def _their_message(self, open_id: str, message_id: Any):
         """A message of this person's chat with the bot (404 otherwise)."""
         if not isinstance(message_id, str) or not message_id:
-            raise _error(400, "message_id is required")
+            raise refused(400, "message_id is required")
         try:
             message = self.standin.message(message_id)
         except FeishuFault:
-            raise _error(404, "no such message") from None
+            raise refused(404, "no such message") from None
         if message.chat_id != self.standin.tenant.people[open_id].chat_id:
-            raise _error(404, "that message is not in this person's chat")
+            raise refused(404, "that message is not in this person's chat")
         return message
 
     # -- reading -------------------------------------------------------------------------------
@@ -283,18 +268,13 @@ class SandboxFeishu:
 
     async def message(self, request: web.Request) -> web.Response:
         """The person writes to the bot (in a thread when `root_id` is given): im.message.receive_v1."""
-        data = await self._json(request)
-        open_id = self._person(data.get("open_id"))
-        text = data.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise _error(400, "text is required")
-        if len(text) > TEXT_MAX:
-            raise _error(400, f"text is longer than {TEXT_MAX} characters")
-        root_id = data.get("root_id") or None
+        body = await read_body(request, FeishuMessageBody)
+        open_id = self._person(body.open_id)
+        root_id = body.root_id
         if root_id is not None:
             root = self._their_message(open_id, root_id)
             root_id = root.root_id or root.message_id
-        resp, envelope = await self.sim.message(open_id, text.strip(), root_id)
+        resp, envelope = await self.sim.message(open_id, body.text, root_id)
         sent = envelope["event"]["message"]
         return web.json_response(
             {
@@ -312,20 +292,17 @@ class SandboxFeishu:
         that button's value (so a click on a card that changed meanwhile is refused, 409).
         The card in the bot's answer replaces the clicked one; its toast goes back to the page.
         """
-        data = await self._json(request)
-        open_id = self._person(data.get("open_id"))
-        message = self._their_message(open_id, data.get("message_id"))
-        index = data.get("button")
+        body = await read_body(request, FeishuClickBody)
+        open_id = self._person(body.open_id)
+        message = self._their_message(open_id, body.message_id)
         buttons = card_buttons(message.card)
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(buttons):
-            raise _error(404, "no such button on that card")
-        button = buttons[index]
+        if body.button >= len(buttons):
+            raise refused(404, "no such button on that card")
+        button = buttons[body.button]
         value = button.get("value") if isinstance(button.get("value"), dict) else {}
-        if "value" in data and data["value"] != value:
-            raise _error(409, "the card has changed; look again and click once more")
-        form_value = data.get("form_value")
-        if form_value is not None and not isinstance(form_value, dict):
-            raise _error(400, "form_value must be an object")
+        if "value" in body.model_fields_set and body.value != value:
+            raise refused(409, "the card has changed; look again and click once more")
+        form_value = body.form_value
         sim = self.sim
         action: dict[str, Any] = {"value": value, "tag": "button"}
         if button.get("name"):

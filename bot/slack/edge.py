@@ -166,12 +166,18 @@ class Envelope(_Model):
     enterprise_id: str | None = None
     thread_ts: str | None = None
     function_execution_id: str | None = None
+    response_urls: list[Obj] | None = None
 
     @model_validator(mode="after")
     def _ids_are_text(self) -> Envelope:
         for part in (self.user, self.team, self.channel, self.enterprise):
             if isinstance(part, dict) and not isinstance(part.get("id", ""), str | None):
                 raise ValueError("an id that is not text")
+        # Bolt looks for the same ids inside these, all the way down (its extract_* recurse)
+        inner = (self.event, self.item, self.assistant_thread, self.message, self.previous_message)
+        for nested in (*inner, *(self.authorizations or [])[:1]):
+            if nested is not None:
+                Envelope.model_validate(nested)
         return self
 
 

@@ -23,7 +23,10 @@ TRACEBACK_MARKERS = ("Traceback", "background_task_failed", "Error handling requ
 
 
 async def redis_dump(redis: aioredis.Redis) -> dict[str, Any]:
-    """Every key with its type, value and whether it expires (a full dump, for before/after)."""
+    """Every key with its type, value and whether it expires (a full dump, for before/after).
+
+    A stream's value is its entries and its consumer groups' positions and pending counts.
+    """
     out: dict[str, Any] = {}
     async for key in redis.scan_iter(count=1000):
         kind = await redis.type(key)
@@ -39,9 +42,14 @@ async def redis_dump(redis: aioredis.Redis) -> dict[str, Any]:
             case "list":
                 value = await redis.lrange(key, 0, -1)
             case "stream":
-                value = await redis.xrange(key)
-            case _:
-                value = None
+                # its entries and where each reader is (a refused request must not move them)
+                groups = [
+                    (g["name"], g["last-delivered-id"], g["pending"])
+                    for g in await redis.xinfo_groups(key)
+                ]
+                value = (await redis.xrange(key), sorted(groups))
+            case _:  # a type this dump has no reader for: its serialized form
+                value = await redis.dump(key)
         out[key] = (kind, value, (await redis.ttl(key)) >= 0)
     return out
 

@@ -139,6 +139,29 @@ HOSTILE: list[tuple[str, str, str, Any, set[int]]] = [
     ("message-user-list", _dm(user=["U0OLIVER"]), JSON, "signed", {200}),
     ("message-thread-ts-int", _dm(thread_ts=5), JSON, "signed", {200}),
     ("event-not-object", _event("nope"), JSON, "signed", {200}),  # type: ignore[arg-type]
+    # what Bolt reads of every body before our listeners, found by the random fuzz
+    (
+        "event-channel-number",
+        _event({"type": "reaction_added", "channel": 5}),
+        JSON,
+        "signed",
+        {200},
+    ),
+    (
+        "event-item-channel-list",
+        _event({"type": "reaction_added", "item": {"channel": ["C1"]}}),
+        JSON,
+        "signed",
+        {200},
+    ),
+    ("event-team-number", _event({"type": "team_join", "team": 7}), JSON, "signed", {200}),
+    (
+        "response-urls-not-list",
+        _view("reject_reason", REASON, '{"request_id": "R-1", "step": 0}', response_urls=5),
+        FORM,
+        "signed",
+        {200},
+    ),
     (
         "home-without-user",
         _event({"type": "app_home_opened", "tab": "home"}),
