@@ -586,10 +586,15 @@ def button_not_valid(locale: str) -> str:
     return t(locale, "This button is not valid any more.", "此按钮已失效。")
 
 
-def slack_failed(locale: str) -> str:
-    """A turn that Slack's API failed (the log has the detail)."""
+PLATFORM_NAMES = {"slack": ("Slack", "Slack"), "feishu": ("Feishu", "飞书")}
+
+
+def platform_failed(locale: str, platform: str) -> str:
+    """A turn that the platform's API failed (Slack's or Feishu's; the log has the detail)."""
+    en, zh = PLATFORM_NAMES.get(platform, (platform, platform))
+    zh = f"{zh} " if zh.isascii() else zh  # a space after a Latin name only
     return t(
         locale,
-        "Slack did not answer me properly just now, so I could not finish. Please try again in a minute.",
-        "Slack 暂时没有正常响应，我没能完成。请一分钟后再试。",
+        f"{en} did not answer me properly just now, so I could not finish. Please try again in a minute.",
+        f"{zh}暂时没有正常响应，我没能完成。请一分钟后再试。",
     )

@@ -24,6 +24,7 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from agent.i18n import detect_locale, t
+from bot.apierrors import apology, report
 from bot.budget import VerificationBudget, client_address
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, buttons
 from bot.conversation.feeds import CalendarFeeds
@@ -300,7 +301,15 @@ class FeishuBot:
 
         `journal`: the queue's record of an earlier run (the runner holds the thread's lease).
         """
-        person = await self.identity.person_for(open_id)
+        try:
+            person = await self.identity.person_for(open_id)
+        except FeishuError as e:  # not "not in the directory": Feishu failed, and we say so
+            report(log, "feishu_turn_api_error", e)
+            locale = detect_locale(text or "", "zh")
+            await self._say(
+                CardThread(self.client, root_id, thread, locale, origin), apology(locale, e)
+            )
+            return
         locale = detect_locale(text or "", person.locale if person else "zh")
         leased = journal is not None
         journal = journal or TurnJournal.none()
@@ -338,7 +347,16 @@ class FeishuBot:
             log.error("feishu_turn_failed", error=str(e))
             await self._say_failure(view, locale)
         except FeishuError as e:
-            log.error("feishu_turn_api_error", code=e.code, error=str(e))
+            report(log, "feishu_turn_api_error", e)
+            await self._say(view, apology(locale, e))
+
+    @staticmethod
+    async def _say(view: CardThread, text: str) -> None:
+        """Best effort: Feishu may still be failing (the failure is logged already)."""
+        try:
+            await view.say(text)
+        except FeishuError as e:
+            log.warning("feishu_failure_notice_failed", code=e.code, status=e.status)
 
     @staticmethod
     async def _say_failure(view: CardThread, locale: str) -> None:
@@ -394,17 +412,20 @@ class FeishuBot:
     async def _send_menu_card(self, open_id: str, key: str) -> None:
         """A menu item's card: the leave form, or a new team calendar link (the last one stops
         working) on a card that can turn it off."""
-        person = await self.identity.person_for(open_id)
-        if person is None:
-            text = cards.text_content(not_in_directory("zh", self.hr_name))
-            await self.client.send(open_id, "text", text)
-            return
-        if key == FEED_MENU_KEY:
-            answer = await self.feeds.create(person)
-            card = cards.feed_card(answer.text, answer.locale or person.locale, on=True)
-        else:
-            card = self.leave_form(person)
-        await self.client.send(open_id, "interactive", card)
+        try:
+            person = await self.identity.person_for(open_id)
+            if person is None:
+                text = cards.text_content(not_in_directory("zh", self.hr_name))
+                await self.client.send(open_id, "text", text)
+                return
+            if key == FEED_MENU_KEY:
+                answer = await self.feeds.create(person)
+                card = cards.feed_card(answer.text, answer.locale or person.locale, on=True)
+            else:
+                card = self.leave_form(person)
+            await self.client.send(open_id, "interactive", card)
+        except FeishuError as e:  # a menu click has no answer to carry a sentence: logged once
+            report(log, "feishu_menu_api_error", e)
 
     async def _leave_submit(self, click: Click, person: Person) -> Reply:
         """The form's Submit is the confirmation: the request, or the form again with its errors."""
@@ -449,7 +470,18 @@ class FeishuBot:
             self.tasks.spawn(self.client.patch_card(message_id, answer.card), name="feishu-late")
 
     async def act(self, click: Click) -> Reply:
-        """What the click does; a refusal (wrong person, stale card) changes nothing."""
+        """What the click does; a refusal (wrong person, stale card) changes nothing.
+
+        A Feishu API failure on the way is logged once and answered with a sentence.
+        """
+        try:
+            return await self._act(click)
+        except FeishuError as e:
+            report(log, "feishu_click_api_error", e)
+            person = self.engine.directory.by_feishu_id(click.open_id)
+            return Reply(cards.toast("error", apology(person.locale if person else "zh", e)))
+
+    async def _act(self, click: Click) -> Reply:
         person = await self.identity.person_for(click.open_id)
         if person is None:
             return Reply(cards.toast("error", not_in_directory("zh", self.hr_name)))

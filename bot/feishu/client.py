@@ -240,7 +240,9 @@ class FeishuClient:
                         except (ValueError, aiohttp.ContentTypeError):
                             body = None
             except (TimeoutError, aiohttp.ClientError) as e:
-                last = FeishuUnavailable(-1, f"{method} {path}: {type(e).__name__} {e}".strip())
+                last = FeishuUnavailable(
+                    -1, f"{method} {path}: {type(e).__name__} {e}".strip(), method=path
+                )
                 log.info("feishu_call_retry", path=path, attempt=attempt + 1, error=str(last))
                 attempt += 1
                 if attempt < self.max_attempts:
@@ -249,12 +251,12 @@ class FeishuClient:
             code = _code_of(body)
             msg = str(body.get("msg", "")) if isinstance(body, dict) else f"HTTP {status}"
             if status == 429 or code in RATE_LIMIT_CODES:
-                last = FeishuRateLimited(code, msg, http_status=status, log_id=log_id)
+                last = FeishuRateLimited(code, msg, http_status=status, log_id=log_id, method=path)
                 wait = self._backoff(attempt)
                 if reset and reset.isdigit():
                     wait = min(max(float(reset), wait), MAX_WAIT_S)
             elif status >= 500:
-                last = FeishuUnavailable(code, msg, http_status=status, log_id=log_id)
+                last = FeishuUnavailable(code, msg, http_status=status, log_id=log_id, method=path)
                 wait = self._backoff(attempt)
             elif auth and code in TOKEN_CODES and not refreshed:
                 refreshed = True  # one fresh token per call; it does not count as a retry
@@ -263,7 +265,7 @@ class FeishuClient:
             elif code == 0 and isinstance(body, dict):
                 return body
             else:
-                raise FeishuError(code, msg, http_status=status, log_id=log_id)
+                raise FeishuError(code, msg, http_status=status, log_id=log_id, method=path)
             attempt += 1
             log.info("feishu_call_retry", path=path, attempt=attempt, code=code, status=status)
             if attempt < self.max_attempts:

@@ -2,23 +2,42 @@
 
 from __future__ import annotations
 
+from bot.apierrors import ApiCallFailed
 
-class FeishuError(Exception):
-    """An open-API call failed; `code` and `msg` are Feishu's own (code -1: no answer at all)."""
+
+class FeishuError(ApiCallFailed):
+    """An open-API call failed; `code` and `msg` are Feishu's own (code -1: no JSON answer at all).
+
+    Whatever came back (Feishu's JSON with a code, an HTML page from a proxy, a 405, a 5xx,
+    nothing) the client raises one of these, with the path it called and the HTTP status.
+    """
+
+    platform = "feishu"
 
     def __init__(
-        self, code: int, msg: str, *, http_status: int | None = None, log_id: str | None = None
+        self,
+        code: int,
+        msg: str,
+        *,
+        http_status: int | None = None,
+        log_id: str | None = None,
+        method: str = "?",
     ) -> None:
         self.code = code
         self.msg = msg
-        self.http_status = http_status
+        self.http_status = self.status = http_status
         self.log_id = log_id
+        self.method = method
         where = f" (HTTP {http_status}" + (f", log_id {log_id})" if log_id else ")")
         super().__init__(f"Feishu error {code}: {msg}" + (where if http_status else ""))
 
     @property
+    def plain(self) -> bool:
+        """Feishu answered in its own words (JSON with a code), not a proxy page, a 5xx or silence."""
+        return self.code != -1 and self.status is not None and self.status < 500
+
+    @property
     def retryable(self) -> bool:
-        """Whether trying again later may succeed (rate limits, server errors, no answer)."""
         return False
 
 
@@ -32,6 +51,8 @@ class FeishuRateLimited(FeishuError):
 
 class FeishuUnavailable(FeishuError):
     """Feishu did not answer in time, the connection failed, or it kept answering 5xx."""
+
+    ambiguous = True  # a send may have been applied (its uuid makes sending it again safe)
 
     @property
     def retryable(self) -> bool:

@@ -30,7 +30,12 @@ class FeishuIdentity:
         self.client = client
 
     async def person_for(self, open_id: str) -> Person | None:
-        """The person behind a Feishu user, or None for someone not in the directory."""
+        """The person behind a Feishu user, or None for someone not in the directory.
+
+        Raises:
+            FeishuError: the contact API failed other than in Feishu's own words (an HTML
+                page, a 405, a 5xx, no answer): not the same as "not in the directory".
+        """
         if not open_id:
             return None
         key = platform_person(PLATFORM, open_id)
@@ -42,11 +47,18 @@ class FeishuIdentity:
         try:
             return await self.client.email_of(open_id) or ""
         except FeishuError as e:
+            if not e.plain:
+                raise  # Feishu failed: the turn says so
             log.warning("feishu_contact_lookup_failed", open_id=open_id, error=str(e))
             return None
 
     async def open_id_for(self, person: Person) -> str | None:
-        """A person's open_id: from the directory, else looked up by email (None: not on Feishu)."""
+        """A person's open_id: from the directory, else looked up by email (None: not on Feishu).
+
+        Raises:
+            FeishuError: the contact API failed other than in Feishu's own words (the
+                notifier retries the notice instead of dropping it).
+        """
         if person.feishu_open_id:
             return person.feishu_open_id
         key = platform_account(PLATFORM, person.id)
@@ -56,6 +68,8 @@ class FeishuIdentity:
         try:
             open_id = await self.client.open_id_by_email(person.email)
         except FeishuError as e:
+            if not e.plain:
+                raise
             log.warning("feishu_contact_lookup_failed", person=person.id, error=str(e))
             return None
         await self.redis.set(key, open_id or NOBODY, ex=CACHE_S)

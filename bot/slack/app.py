@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.i18n import detect_locale, t
 from bot import wording
+from bot.apierrors import apology, report
 from bot.budget import VerificationBudget
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm, buttons
 from bot.conversation.feeds import CalendarFeeds
@@ -307,9 +308,9 @@ class SlackBot:
         except SlackApiError as e:
             # Slack's own error code says enough; anything stranger (an HTML page, a 5xx, no
             # answer) is logged with its traceback, once
-            plain = isinstance(e, SlackCallFailed) and e.plain
-            log.error("slack_turn_api_error", error=e.response.get("error"), exc_info=not plain)
-            await self._say(channel, thread_ts, wording.slack_failed(locale))
+            failed = SlackCallFailed.of("turn", e)
+            report(log, "slack_turn_api_error", failed)
+            await self._say(channel, thread_ts, apology(locale, failed))
 
     async def _say(self, channel: str, thread_ts: str, text: str) -> None:
         """Best effort: Slack may still be failing."""

@@ -24,6 +24,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.apierrors import ApiCallFailed
+
 # calls that create something each time they run: a blind retry could do it twice
 WRITES = frozenset(
     {
@@ -55,8 +57,10 @@ class FailedResponse(dict[str, Any]):
         self.headers: dict[str, str] = {}
 
 
-class SlackCallFailed(SlackApiError):
+class SlackCallFailed(SlackApiError, ApiCallFailed):
     """A Web API call failed: `code` is Slack's error, `http_<status>`, or `unreachable`."""
+
+    platform = "slack"
 
     def __init__(self, method: str, code: str, status: int | None, *, ambiguous: bool) -> None:
         self.method = method

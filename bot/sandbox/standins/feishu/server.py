@@ -62,6 +62,7 @@ class _Fault:
     status: int
     remaining: int
     reset_s: int
+    html: bool = False  # a proxy's error page instead of Feishu's JSON
 
 
 class FeishuStandIn:
@@ -164,6 +165,12 @@ class FeishuStandIn:
             await asyncio.sleep(self.latency_s)
         try:
             if (fault := self._take_fault(kind)) is not None:
+                if fault.html:
+                    record.status = fault.status
+                    async with self._served:
+                        self._served.notify_all()
+                    page = f"<html><body><h1>{fault.status} {fault.msg}</h1></body></html>"
+                    return web.Response(status=fault.status, text=page, content_type="text/html")
                 if fault.status == 429:
                     headers = {
                         "x-ogw-ratelimit-limit": "5",
@@ -274,15 +281,17 @@ class FeishuStandIn:
         status: int | None = None,
         times: int = 1,
         reset_s: int = 1,
+        html: bool = False,
     ) -> None:
         """Make the next `times` requests of `kind` (token, send, reply, patch, get, or "*") fail.
 
         The default is Feishu's rate limit: HTTP 429, code 99991400, `x-ogw-ratelimit-reset`.
-        Pass `status=500` for a server error, or another code (HTTP 400) for a refusal.
+        Pass `status=500` for a server error, or another code (HTTP 400) for a refusal;
+        `html=True` answers a proxy's HTML error page (`msg` in it) instead of Feishu's JSON.
         """
         if status is None:
             status = 429 if code == 99991400 else 400
-        self._faults.append(_Fault(kind, code, msg, status, times, reset_s))
+        self._faults.append(_Fault(kind, code, msg, status, times, reset_s, html))
 
     def _take_fault(self, kind: str) -> _Fault | None:
         fault = next((f for f in self._faults if f.kind in (kind, "*")), None)
