@@ -26,6 +26,7 @@ from bot.sandbox.server import Sandbox
 from tests.fuzz.snapshot import redis_dump, tracebacks
 from tests.fuzz.test_fuzz_random import FUZZ, json_values, mutated
 from tests.sandbox.conftest import NOW, runtime_at
+from tests.sandbox.test_sandbox_server import buttons
 
 OLIVER, EMMA, ZHANG = "U0OLIVER", "U0EMMA", "ou_zhangsan"
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -54,15 +55,6 @@ def _run(loop: asyncio.AbstractEventLoop, coro: Any) -> Any:
     return loop.run_until_complete(coro)
 
 
-def _buttons(message: dict[str, Any]) -> list[str]:
-    return [
-        e.get("action_id")
-        for b in message.get("blocks") or []
-        if b.get("type") == "actions"
-        for e in b.get("elements", [])
-    ]
-
-
 async def _start() -> Rig:
     sandbox = Sandbox(runtime_at(NOW))
     server = TestServer(sandbox.app)
@@ -78,7 +70,7 @@ async def _start() -> Rig:
     assert sent.status == 200
     await sandbox.bot.tasks.idle()
     [top] = sandbox.standin.snapshot(OLIVER)["messages"]
-    card = next(r for r in top["replies"] if "pending_confirm" in _buttons(r))
+    card = next(r for r in top["replies"] if "pending_confirm" in buttons(r))
     click = {
         "user": OLIVER,
         "channel": sandbox.standin.dm_channel(OLIVER),
@@ -92,7 +84,7 @@ async def _start() -> Rig:
         within=10,
     )
     [approval] = sandbox.standin.snapshot(EMMA)["messages"]
-    assert "request_approve" in _buttons(approval)
+    assert "request_approve" in buttons(approval)
     rig = Rig(sandbox, client, {**approval, "channel": sandbox.standin.dm_channel(EMMA)})
     await quiet(rig)
     return rig
