@@ -235,3 +235,8 @@ def platform_person(platform: str, account: str) -> str:
 def platform_account(platform: str, person_id: str) -> str:
     """String: a person's account on a platform, found by email (cached a day)."""
     return f"{platform}:person:{person_id}:account"
+
+
+def verify_failures(window: int) -> str:
+    """String counter: failed request verifications at every bot process's edge in one window."""
+    return f"edge:verify_failures:{window}"

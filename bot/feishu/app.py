@@ -168,6 +168,7 @@ class FeishuBot:
         self.max_skew_s = max_skew_s
         self.action_budget_s = action_budget_s
         self.budget = budget if budget is not None else VerificationBudget()
+        self.budget.share(runtime.redis)  # one total for every process on this Redis
         hr = self.engine.directory.with_role("hr")
         self.hr_name = hr[0].name if hr else "HR"
         self.cards = feishu_cards(self.engine, client)
@@ -206,12 +207,16 @@ class FeishuBot:
         if self.budget.client_blocked(client):
             return too_many()
         raw = await request.read()
-        if self._key is not None and not is_signed(request.headers) and self.budget.exhausted():
+        if (
+            self._key is not None
+            and not is_signed(request.headers)
+            and await self.budget.exhausted()
+        ):
             return too_many()  # under attack: only signed pushes are looked at
         try:
             payload = self.open(raw, request.headers)
         except CallbackRejected as e:
-            self.budget.failed(client)
+            await self.budget.failed(client)
             log.warning("feishu_callback_rejected", reason=e.reason, client=client)
             return rejected(e.status)
         return await self.dispatch(payload)

@@ -285,6 +285,7 @@ class SlackEdge:
     ) -> None:
         self.verifier = SignatureVerifier(signing_secret, clock=_Clock(clock))
         self.budget = budget if budget is not None else VerificationBudget()
+        self.budget.share(redis)  # one total for every process on this Redis
         self.once = Once(redis, "slack")
 
     def verify(self, text: str, headers: Any) -> None:
@@ -330,6 +331,12 @@ class SlackEdge:
         client = client_address(request.remote)
         if self.budget.client_blocked(client):
             return _answer(429, "too many failed attempts")
+        unsigned = not (
+            request.headers.get("X-Slack-Signature")
+            and request.headers.get("X-Slack-Request-Timestamp")
+        )
+        if unsigned and await self.budget.exhausted():
+            return _answer(429, "too many failed attempts")  # under attack: only signed ones
         raw = await request.read()
         try:
             text = raw.decode(request.charset or "utf-8")
@@ -342,7 +349,7 @@ class SlackEdge:
             try:
                 self.verify(text, request.headers)
             except Refused:
-                self.budget.failed(client)
+                await self.budget.failed(client)
                 raise
             body = self.parse(text, request.content_type)
             try:

@@ -130,13 +130,13 @@ async def test_the_budget_cuts_off_a_client_that_keeps_failing(feishu: FeishuHar
     assert ok.status == 429  # the same address is cut off, signed or not, until the window passes
 
 
-def test_the_global_budget_closes_the_unsigned_path_only():
+async def test_the_global_budget_closes_the_unsigned_path_only():
     """Failures from many addresses together trip the process's budget."""
     now = [0.0]
     budget = VerificationBudget(per_client=5, total=20, window_s=60, clock=lambda: now[0])
     for i in range(20):
         assert not budget.client_blocked(f"10.0.0.{i}")
-        budget.failed(f"10.0.0.{i}")
-    assert budget.exhausted()
+        await budget.failed(f"10.0.0.{i}")
+    assert await budget.exhausted()
     now[0] = 61.0
-    assert not budget.exhausted()
+    assert not await budget.exhausted()
