@@ -2,24 +2,55 @@
 
 When the connection to Redis dies after a transition was sent, the Lua call may or may not
 have run: "nothing was changed" would be a guess (and was wrong in 3 of 8 trials of issue 13).
-The engine's record decides: the request is read again, a few times while the store comes
-back, and the click is answered with what it shows.
+The engine's record decides, a few times while the store comes back:
+
+- a decision from a card button is read back (`decision_after_failure`): recorded, still
+  open (nothing changed), or decided otherwise — and the card is redrawn from that record;
+- a call the engine makes idempotent — confirming a pending action (submit, decide,
+  withdraw, remind, delegate: the pending action is marked in the same atomic write) and
+  withdrawing from the Home tab (a withdrawn request is returned as it is) — is made again
+  (`until_known`): it returns what the first call recorded, or does it now if it never ran.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, TypeVar
 
 import structlog
 
 from workflow.engine import Engine
-from workflow.errors import StoreUnavailable
+from workflow.errors import OutcomeUnknown, StoreUnavailable
 from workflow.models import Request, StepStatus
 
 log = structlog.get_logger("clicks")
 WAITS_S = (0.2, 0.5, 1.0)  # a little under the platforms' 3 s in total
+T = TypeVar("T")
+
+
+async def until_known(
+    call: Callable[[], Awaitable[T]],
+    what: str,
+    waits_s: tuple[float, ...] = WAITS_S,
+    **fields: Any,
+) -> T:
+    """An idempotent engine call, made again after an unknown outcome so the answer is the record's.
+
+    Raises:
+        OutcomeUnknown: the store still did not answer after the last wait.
+    """
+    for wait in (*waits_s, None):
+        try:
+            return await call()
+        except OutcomeUnknown:
+            if wait is None:
+                raise
+            log.info("outcome_unknown_asking_again", call=what, **fields)
+            await asyncio.sleep(wait)
+    raise AssertionError("unreachable")
 
 
 class Found(StrEnum):

@@ -7,7 +7,6 @@ and what the clicked card should now show. The engine authorizes; a refusal chan
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,8 +18,7 @@ from bot import wording
 from bot.conversation.lifecycle import CardLifecycle, fingerprint, state_line, summary_of
 from bot.conversation.registry import CardRef, Role
 from bot.conversation.views import CardView, Closed, RejectForm, StepClosed, StepLive
-from bot.readback import WAITS_S as READ_BACK_WAITS_S
-from bot.readback import Found, decision_after_failure
+from bot.readback import Found, decision_after_failure, until_known
 from workflow.config import Person
 from workflow.engine import Engine, Outcome
 from workflow.errors import (
@@ -144,17 +142,10 @@ class Interactions:
         return Answer(True, result, "success", card, outcome=outcome, locale=locale)
 
     async def _confirm_once(self, pending_id: str, actor: str) -> Outcome:
-        """engine.confirm; after an unknown outcome, ask again (a second confirm returns the first
-        result, or runs it if it did not happen), so the answer is the record's."""
-        for wait in (*READ_BACK_WAITS_S, None):
-            try:
-                return await self.engine.confirm(pending_id, actor)
-            except OutcomeUnknown:
-                if wait is None:
-                    raise
-                log.info("confirm_outcome_unknown", pending_id=pending_id)
-                await asyncio.sleep(wait)
-        raise AssertionError("unreachable")
+        """engine.confirm (submit, decide, withdraw, remind, delegate), its answer the record's."""
+        return await until_known(
+            lambda: self.engine.confirm(pending_id, actor), "confirm", pending_id=pending_id
+        )
 
     async def _register(
         self,
@@ -295,9 +286,13 @@ class Interactions:
         return Answer(True, t(person.locale, "OK", "好的"), "info", card)
 
     async def withdraw(self, person: Person, request_id: str) -> Answer:
-        """Withdraw one's own request from a button (the Home tab's)."""
+        """Withdraw one's own request from a button (the Home tab's); the answer is the record's."""
         try:
-            req = await self.engine.withdraw(request_id, person.id)
+            req = await until_known(
+                lambda: self.engine.withdraw(request_id, person.id),
+                "withdraw",
+                request_id=request_id,
+            )
         except WorkflowError as e:
             return self._refused(e, person.locale)
         text = state_line(req, self.engine, person.locale)
