@@ -586,6 +586,21 @@ def button_not_valid(locale: str) -> str:
     return t(locale, "This button is not valid any more.", "此按钮已失效。")
 
 
+def store_unreachable(locale: str, *, changed_nothing: bool = True) -> str:
+    """A turn or click that could not reach the database (the log has the detail)."""
+    if changed_nothing:
+        return t(
+            locale,
+            "I can't reach my database right now, so nothing was changed. Please try again in a minute.",
+            "暂时无法连接数据库，没有做任何更改。请一分钟后再试。",
+        )
+    return t(
+        locale,
+        "I can't reach my database right now; please try again in a minute.",
+        "暂时无法连接数据库，请一分钟后再试。",
+    )
+
+
 PLATFORM_NAMES = {"slack": ("Slack", "Slack"), "feishu": ("Feishu", "飞书")}
 
 

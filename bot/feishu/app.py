@@ -24,6 +24,7 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from agent.i18n import detect_locale, t
+from bot import wording
 from bot.apierrors import apology, report
 from bot.budget import VerificationBudget, client_address
 from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, buttons
@@ -350,7 +351,7 @@ class FeishuBot:
             await journal.put("answered", "1")
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
             log.error("feishu_turn_failed", error=str(e))
-            await self._say_failure(view, locale)
+            await self._say(view, wording.store_unreachable(locale))
         except FeishuError as e:
             report(log, "feishu_turn_api_error", e)
             await self._say(view, apology(locale, e))
@@ -362,19 +363,6 @@ class FeishuBot:
             await view.say(text)
         except FeishuError as e:
             log.warning("feishu_failure_notice_failed", code=e.code, status=e.status)
-
-    @staticmethod
-    async def _say_failure(view: CardThread, locale: str) -> None:
-        try:
-            await view.say(
-                t(
-                    locale,
-                    "I can't reach my database right now, so nothing was changed. Please try again in a minute.",
-                    "暂时无法连接数据库，没有做任何更改。请一分钟后再试。",
-                )
-            )
-        except FeishuError as e:
-            log.error("feishu_failure_notice_failed", error=str(e))
 
     # --- the leave form ------------------------------------------------------------------------
 
@@ -458,11 +446,7 @@ class FeishuBot:
             return {"toast": cards.toast("info", t(locale, "Working on it…", "处理中…"))}
         except (redis.exceptions.RedisError, OSError) as e:
             log.error("feishu_click_failed", error=repr(e)[:200])
-            text = t(
-                locale,
-                "I can't reach my database right now; please try again in a minute.",
-                "暂时无法连接数据库，请一分钟后再试。",
-            )
+            text = wording.store_unreachable(locale, changed_nothing=False)
             return {"toast": cards.toast("error", text)}
         return answer.body()
 

@@ -304,7 +304,7 @@ class SlackBot:
             )
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
             log.error("slack_turn_failed", error=str(e))
-            await self._say_failure(channel, thread_ts, locale)
+            await self._say(channel, thread_ts, wording.store_unreachable(locale))
         except SlackApiError as e:
             # Slack's own error code says enough; anything stranger (an HTML page, a 5xx, no
             # answer) is logged with its traceback, once
@@ -318,20 +318,6 @@ class SlackBot:
             await self.client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text)
         except SlackApiError as e:
             log.warning("slack_failure_notice_failed", error=e.response.get("error"))
-
-    async def _say_failure(self, channel: str, thread_ts: str, locale: str) -> None:
-        try:
-            await self.client.chat_postMessage(
-                channel=channel,
-                thread_ts=thread_ts,
-                text=t(
-                    locale,
-                    "I can't reach my database right now, so nothing was changed. Please try again in a minute.",
-                    "暂时无法连接数据库，没有做任何更改。请一分钟后再试。",
-                ),
-            )
-        except SlackApiError as e:
-            log.error("slack_failure_notice_failed", error=e.response.get("error"))
 
     # --- /leave -------------------------------------------------------------------------------
 
