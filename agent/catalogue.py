@@ -134,6 +134,20 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "form.reject.label": ("Reason for rejecting", "驳回理由"),
     "form.reject.placeholder": ("{who} will see this reason.", "{who} 会看到这条理由。"),
+    # a turn or click that failed below the conversation (the log has the detail)
+    "error.platform_failed": (
+        "{platform} did not answer me properly just now, so I could not finish. "
+        "Please try again in a minute.",
+        "{platform}暂时没有正常响应，我没能完成。请一分钟后再试。",
+    ),
+    "error.store_unreachable": (
+        "I can't reach my database right now, so nothing was changed. Please try again in a minute.",
+        "暂时无法连接数据库，没有做任何更改。请一分钟后再试。",
+    ),
+    "error.store_unreachable.retry": (
+        "I can't reach my database right now; please try again in a minute.",
+        "暂时无法连接数据库，请一分钟后再试。",
+    ),
 }
 
 

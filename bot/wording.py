@@ -588,17 +588,8 @@ def button_not_valid(locale: str) -> str:
 
 def store_unreachable(locale: str, *, changed_nothing: bool = True) -> str:
     """A turn or click that could not reach the database (the log has the detail)."""
-    if changed_nothing:
-        return t(
-            locale,
-            "I can't reach my database right now, so nothing was changed. Please try again in a minute.",
-            "暂时无法连接数据库，没有做任何更改。请一分钟后再试。",
-        )
-    return t(
-        locale,
-        "I can't reach my database right now; please try again in a minute.",
-        "暂时无法连接数据库，请一分钟后再试。",
-    )
+    code = "error.store_unreachable" if changed_nothing else "error.store_unreachable.retry"
+    return say(code, locale)
 
 
 PLATFORM_NAMES = {"slack": ("Slack", "Slack"), "feishu": ("Feishu", "飞书")}
@@ -607,9 +598,4 @@ PLATFORM_NAMES = {"slack": ("Slack", "Slack"), "feishu": ("Feishu", "飞书")}
 def platform_failed(locale: str, platform: str) -> str:
     """A turn that the platform's API failed (Slack's or Feishu's; the log has the detail)."""
     en, zh = PLATFORM_NAMES.get(platform, (platform, platform))
-    zh = f"{zh} " if zh.isascii() else zh  # a space after a Latin name only
-    return t(
-        locale,
-        f"{en} did not answer me properly just now, so I could not finish. Please try again in a minute.",
-        f"{zh}暂时没有正常响应，我没能完成。请一分钟后再试。",
-    )
+    return say("error.platform_failed", locale, platform=zh if locale == "zh" else en)

@@ -22,18 +22,18 @@ ALLOWED: dict[str, int] = {
     "bot/conversation/interactions.py": 7,
     "bot/conversation/lifecycle.py": 7,
     "bot/eval/runner.py": 4,
-    "bot/feishu/app.py": 4,
+    "bot/feishu/app.py": 2,
     "bot/feishu/cards.py": 5,
     "bot/feishu/forms.py": 11,
     "bot/feishu/queued.py": 1,
-    "bot/slack/app.py": 4,
+    "bot/slack/app.py": 3,
     "bot/slack/blocks_base.py": 3,
     "bot/slack/blocks_delegation.py": 7,
     "bot/slack/blocks_forms.py": 17,
     "bot/slack/blocks_home.py": 22,
     "bot/slack/queued.py": 1,
     "bot/slack/turns.py": 2,
-    "bot/wording.py": 58,
+    "bot/wording.py": 57,
 }
 
 
