@@ -60,12 +60,20 @@ class SlackIdentity:
         return email if isinstance(email, str) else ""
 
     async def user_id_for(self, person: Person) -> str | None:
-        """The Slack user id of a person: from the directory, else looked up by email."""
+        """The Slack user id of a person: from the directory, else looked up by email.
+
+        Raises:
+            SlackCallFailed: the lookup failed other than "no such user" (the notifier
+                retries the notice instead of dropping it as "not on Slack").
+        """
         if person.slack_user_id:
             return person.slack_user_id
         try:
             found = await self.client.users_lookupByEmail(email=person.email)
-        except SlackApiError:
+        except SlackApiError as e:
+            failed = SlackCallFailed.of("users.lookupByEmail", e)
+            if failed.code not in UNKNOWN_USER:
+                raise failed from e
             return None
         return (found.get("user") or {}).get("id")
 

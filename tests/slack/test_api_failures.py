@@ -107,3 +107,25 @@ def test_any_failure_is_one_typed_error_readable_as_slack_s():
     known = SlackCallFailed.of("chat.update", SlackApiError("x", response(200, {"error": "x_y"})))
     assert known.code == "x_y" and known.response["error"] == "x_y"
     assert SlackCallFailed.of("chat.postMessage", TimeoutError()).ambiguous
+
+
+@pytest.mark.parametrize(("status", "kind"), [(502, "text/html"), (405, "text/html")])
+async def test_a_failed_email_lookup_is_retried_not_taken_for_someone_not_on_slack(
+    slack: SlackHarness, status: int, kind: str
+):
+    """users.lookupByEmail answers an HTML page: a SlackCallFailed (the notifier retries the
+    notice), while Slack's own "no such user" still means not on Slack."""
+    h = slack
+    person = h.engine.person("oliver").model_copy(update={"accounts": {}})
+    identity = h.bot.identity
+    # failing every time: the SDK tries a read again on a 5xx
+    h.standin.fail_next(
+        "users.lookupByEmail", error=None, status=status, content_type=kind, times=9
+    )
+    with pytest.raises(SlackCallFailed) as failed:
+        await identity.user_id_for(person)
+    assert failed.value.code == f"http_{status}"
+    h.standin.clear_faults()
+    assert await identity.user_id_for(person) == "U0OLIVER"  # found by email once Slack answers
+    nobody = person.model_copy(update={"email": "nobody@elsewhere.example"})
+    assert await identity.user_id_for(nobody) is None
