@@ -132,9 +132,10 @@ class VerificationBudget:
             self._warn_once(f"client:{client}", "verification_budget_spent", client=client)
         return blocked
 
-    def share(self, redis: aioredis.Redis) -> None:
-        """Keep the total in this Redis, with every other process's (unless already shared)."""
-        if self.shared is None:
+    def share(self, redis: aioredis.Redis | None) -> None:
+        """Keep the total in this Redis, with every other process's (unless already shared;
+        None: there is no store, as in a test of parsing alone, and this process counts alone)."""
+        if self.shared is None and redis is not None:
             self.shared = SharedTotal(redis, self.window_s)
 
     async def exhausted(self) -> bool:

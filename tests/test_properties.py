@@ -613,7 +613,7 @@ TOKEN = "verification-token"
 
 
 def feishu_bot(encrypt_key: str | None) -> FeishuBot:
-    runtime = SimpleNamespace(engine=SimpleNamespace(directory=Directory(CONFIG)))
+    runtime = SimpleNamespace(engine=SimpleNamespace(directory=Directory(CONFIG)), redis=None)
     return FeishuBot(
         runtime,  # type: ignore[arg-type]
         None,  # type: ignore[arg-type]
