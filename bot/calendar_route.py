@@ -51,12 +51,12 @@ class CalendarRoute:
 
     async def handle(self, request: web.Request) -> web.Response:
         client = client_address(request.remote)
-        if self.budget.client_blocked(client) or self.budget.exhausted():
+        if self.budget.client_blocked(client) or await self.budget.exhausted():
             return web.Response(status=429, headers={"Retry-After": "60", **_PRIVATE})
         person_id = await self.tokens.person_of(request.match_info["token"])
         person = self.engine.directory.find(person_id) if person_id else None
         if person is None:
-            self.budget.failed(client)
+            await self.budget.failed(client)
             log.info("calendar_feed_not_found", client=client)  # never the token
             return web.Response(status=404, headers=_PRIVATE)
         engine = self.engine
