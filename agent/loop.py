@@ -34,6 +34,7 @@ from agent.memory import ThreadBusy, ThreadMemory
 from agent.messages import Message, ModelResponse, ToolCall
 from agent.metrics import AGENT_TURNS, MODEL_CALL_SECONDS, TOOL_CALLS
 from agent.model import ChatModel
+from agent.planner._replies import CONFIRM_HINTS
 from agent.prompt import person_prompt, stable_prompt
 from agent.tools import Observation, ProposalInfo, ToolContext, ToolRegistry, default_tools
 from agent.tools.base import enum_errors, failed, field_errors
@@ -105,11 +106,11 @@ def _stop_text(reason: StopReason, locale: str) -> str:
 def _closing_text(proposals: list[ProposalInfo], locale: str) -> str:
     """The answer of a turn that prepared cards: what each one holds, and what to do with it."""
     summaries = "\n".join(p.summary for p in proposals if p.summary)
-    hint = t(
-        locale,
-        "Click **Submit** on the card to send it, or **Cancel**.",
-        "请在卡片上点击「提交」发送，或点击「取消」。",
-    )
+    kind = proposals[-1].kind if proposals else "submit"
+    if kind == "decide":
+        kind = "reject" if proposals[-1].fields.get("decision") == "reject" else "approve"
+    # the button the card really has (Send reminder, Withdraw, …), never Submit for all
+    hint = CONFIRM_HINTS.get(kind, CONFIRM_HINTS["submit"])["zh" if locale == "zh" else "en"]
     return f"{summaries}\n\n{hint}" if summaries else hint
 
 

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # agent/i18n.py is where t() lives (date and day phrasing); the list only shrinks.
 ALLOWED: dict[str, int] = {
     "agent/i18n.py": 4,
-    "agent/loop.py": 9,
+    "agent/loop.py": 8,
     "agent/tools/describe.py": 2,
     "agent/tools/propose.py": 14,
     "agent/tools/read.py": 22,

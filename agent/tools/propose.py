@@ -6,6 +6,7 @@ None of them changes state. The confirm card goes to the one person allowed to c
 from __future__ import annotations
 
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import Field
 
@@ -222,10 +223,13 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
     loc, req, d = ctx.locale, proposal.request, ctx.engine.directory
     step = req.open_step()
     to = d.get(step.assignee).name if step and step.assignee else "?"
+    # the day in the asker's zone: a clock time here would need its zone named
+    at = req.submitted_at or ctx.engine.clock.now()
+    since = fmt_date(at.astimezone(ZoneInfo(ctx.actor.timezone)).date(), loc)
     summary = t(
         loc,
-        f"Prepared a reminder to {to} about {req.id} ({what(req, ctx.engine.config, loc)}), waiting since {req.submitted_at:%Y-%m-%d %H:%M}.",
-        f"已准备提醒 {to} 审批 {req.id}（{what(req, ctx.engine.config, loc)}），提交于 {req.submitted_at:%Y-%m-%d %H:%M}。",
+        f"Prepared a reminder to {to} about {req.id} ({what(req, ctx.engine.config, loc)}), submitted on {since}.",
+        f"已准备提醒 {to} 审批 {req.id}（{what(req, ctx.engine.config, loc)}），提交于 {since}。",
     )
     return await _awaiting(ctx, proposal, summary, {"to": to, "note": args.note}, replaced)
 

@@ -132,7 +132,10 @@ async def test_a_rejection_with_a_reason(surfaces, name):
 async def test_a_withdrawal(surfaces, name):
     s = await surfaces(name)
     rid = await submit(s, "priya", "annual leave from 7 Dec to 9 Dec")
+    seen = s.messages("priya")
     thread = await s.say("priya", f"please withdraw {rid}")
+    said = "\n".join(m for m in s.messages("priya") if m not in seen)
+    assert "**Withdraw**" in said and "Submit" not in said  # the button it really has
     [card] = live(s.cards("priya"), CONFIRM, thread)
     await s.click("priya", card, CONFIRM)
     assert (await s.engine.get_request(rid, "priya")).status is RequestStatus.WITHDRAWN
@@ -271,3 +274,31 @@ async def test_the_requesters_notice_and_card_follow_the_approval(surfaces, name
     none_waits(s, "zhangsan", "wangfang")
     for card in (submitted, thread_card):
         assert "已批准" in card.text or "王芳 已于" in card.text, card.text
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_reminder_card_closes_with_the_decision(surfaces, name):
+    """Priya nudges Emma; Emma approves from the reminder: neither of her cards keeps a button."""
+    s = await surfaces(name)
+    rid = await submit(s, "priya", "annual leave from 7 Dec to 9 Dec")
+    s.engine.clock.advance(timedelta(days=1))  # type: ignore[attr-defined]
+    seen = s.messages("priya")
+    thread = await s.say("priya", f"please remind Emma about {rid}")
+    said = "\n".join(m for m in s.messages("priya") if m not in seen)
+    assert "**Send reminder**" in said and "Submit" not in said  # the button it really has
+    [card] = live(s.cards("priya"), CONFIRM, thread)
+    await s.click("priya", card, CONFIRM)
+    await s.settle()
+    if name != "terminal":
+        mine = [c for c in live(s.cards("emma"), APPROVE) if c.about == rid]
+        assert len(mine) == 2, [c.text for c in mine]  # her card and the reminder card
+        reminder = mine[-1]
+    else:
+        reminder = await approver_card(s, "emma", rid)
+    await s.click("emma", reminder, APPROVE)
+    assert (await s.engine.get_request(rid, "priya")).status is RequestStatus.APPROVED
+    no_live_buttons(s, "priya", "emma")
+    reads_right(s, ("priya", "emma"))
+    if name != "terminal":
+        none_waits(s, "priya", "emma")
+        assert len([c for c in s.cards("emma") if "Approved by Emma Clarke" in c.text]) == 2
