@@ -79,6 +79,16 @@ async def submit(s: Surface, person: str, text: str) -> str:
     return req.id
 
 
+async def confirm_with(s: Surface, person: str, text: str, button: str) -> None:
+    """The person asks; the answer names the card's own button (never Submit); they click it."""
+    seen = s.messages(person)
+    thread = await s.say(person, text)
+    said = "\n".join(m for m in s.messages(person) if m not in seen)
+    assert f"**{button}**" in said and "Submit" not in said, said
+    [card] = live(s.cards(person), CONFIRM, thread)
+    await s.click(person, card, CONFIRM)
+
+
 def no_live_buttons(s: Surface, *people: str) -> None:
     """Nothing anyone can still click about a finished request."""
     for person in people:
@@ -132,12 +142,7 @@ async def test_a_rejection_with_a_reason(surfaces, name):
 async def test_a_withdrawal(surfaces, name):
     s = await surfaces(name)
     rid = await submit(s, "priya", "annual leave from 7 Dec to 9 Dec")
-    seen = s.messages("priya")
-    thread = await s.say("priya", f"please withdraw {rid}")
-    said = "\n".join(m for m in s.messages("priya") if m not in seen)
-    assert "**Withdraw**" in said and "Submit" not in said  # the button it really has
-    [card] = live(s.cards("priya"), CONFIRM, thread)
-    await s.click("priya", card, CONFIRM)
+    await confirm_with(s, "priya", f"please withdraw {rid}", "Withdraw")
     assert (await s.engine.get_request(rid, "priya")).status is RequestStatus.WITHDRAWN
     no_live_buttons(s, "priya", "emma")
     reads_right(s, ("priya", "emma"))
@@ -282,12 +287,7 @@ async def test_a_reminder_card_closes_with_the_decision(surfaces, name):
     s = await surfaces(name)
     rid = await submit(s, "priya", "annual leave from 7 Dec to 9 Dec")
     s.engine.clock.advance(timedelta(days=1))  # type: ignore[attr-defined]
-    seen = s.messages("priya")
-    thread = await s.say("priya", f"please remind Emma about {rid}")
-    said = "\n".join(m for m in s.messages("priya") if m not in seen)
-    assert "**Send reminder**" in said and "Submit" not in said  # the button it really has
-    [card] = live(s.cards("priya"), CONFIRM, thread)
-    await s.click("priya", card, CONFIRM)
+    await confirm_with(s, "priya", f"please remind Emma about {rid}", "Send reminder")
     await s.settle()
     if name != "terminal":
         mine = [c for c in live(s.cards("emma"), APPROVE) if c.about == rid]
