@@ -103,3 +103,15 @@ def add_delegation(tx: Tx, keys: OrgKeys, d: Delegation, directory: Directory, t
     line = ",".join(m.id for m in directory.managers_above(d.delegate)[:MAX_HOPS])
     item = f"{d.end.isoformat()}|{d.start.isoformat()}|{d.delegate}|{d.id}|{line}"
     tx.span(keys.deleg_by, d.person, item, "", horizon(today))
+    to = f"{d.end.isoformat()}|{d.start.isoformat()}|{d.person}|{d.id}"
+    tx.span(keys.deleg_to, d.delegate, to, "", horizon(today))
+
+
+def delegators(raw: str | None, day: date) -> list[str]:
+    """Whose approvals the delegate may decide on `day`, from their `deleg_to` field."""
+    out: list[str] = []
+    for item in filter(None, (raw or "").split(";")):
+        end, start, person = item.split("|")[:3]
+        if start <= day.isoformat() <= end and person not in out:
+            out.append(person)
+    return out

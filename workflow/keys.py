@@ -81,6 +81,14 @@ class OrgKeys:
         return f"{self.tag}:deleg_by"
 
     @property
+    def deleg_to(self) -> str:
+        """Hash delegate → `end|start|person|id;…`: the delegations to them not yet ended.
+
+        "My approvals" reads the one field of the person asking, never every delegation.
+        """
+        return f"{self.tag}:deleg_to"
+
+    @property
     def due(self) -> str:
         """Sorted set of scheduled items (`remind|R-…|0`, `escalate|…`, `expire|…`) scored by due time (ms)."""
         return f"{self.tag}:due"

@@ -5,7 +5,7 @@ rewritten in the compact one when they next change — but the indexes of the ol
 are not read any more, so this moves them over once:
 
 - approved leave not yet ended (`away`) → the per-person index `away_by`;
-- delegations not yet ended (`delegations`) → `deleg_by`;
+- delegations not yet ended (`delegations`) → `deleg_by` and `deleg_to`;
 - the leave calendar (`leave_calendar`) → the week buckets of who is out;
 - every request still open gets its routing reach; every request is rewritten compact.
 

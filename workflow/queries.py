@@ -8,7 +8,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from workflow import calendar, whos_out
+from workflow import away, calendar, whos_out
 from workflow.clock import Clock, today_in
 from workflow.config import OrgConfig, Person, ProcessDef
 from workflow.directory import Directory
@@ -16,7 +16,6 @@ from workflow.errors import NotAllowed, NotFound, ValidationFailed
 from workflow.keys import OrgKeys
 from workflow.leave import Balance, balance
 from workflow.models import Delegation, PendingAction, Request, RequestStatus
-from workflow.routing import Availability
 from workflow.store import Store, hmget_record, versioned
 
 # Who may read any request's details, besides its requester and its approvers.
@@ -84,14 +83,6 @@ class Queries:
         except KeyError:
             known = ", ".join(self.config.processes_by_key)
             raise NotFound(f"There is no process {key!r}; the processes are: {known}.") from None
-
-    @staticmethod
-    def availability(delegations_raw: dict[str, str]) -> Availability:
-        """The delegations (from the `delegations` hash) as an Availability with no leave."""
-        return Availability(
-            leaves=(),
-            delegations=tuple(Delegation.model_validate_json(v) for v in delegations_raw.values()),
-        )
 
     async def _booked(self, start: date, end: date, team: str | None) -> list[whos_out.Booked]:
         """Leave (pending and approved) touching the days from start to end: the weeks' buckets only."""
@@ -163,9 +154,8 @@ class Queries:
         """Requests whose open step the person holds, or holds for someone who delegated to them."""
         self.person(person_id)
         today = self.today_for(person_id)
-        [delegations_raw] = await self.store.read(("hgetall", [self.keys.delegations]))
-        avail = self.availability(delegations_raw)
-        holders = [person_id, *avail.delegators_of(person_id, today)]
+        [delegated] = await self.store.read(("hget", [self.keys.deleg_to, person_id]))
+        holders = [person_id, *away.delegators(delegated, today)]
         id_sets = await self.store.read(*(("smembers", [self.keys.user_tasks(h)]) for h in holders))
         ids = sorted({i for s in id_sets for i in s})
         requests = await self._requests(ids)

@@ -33,12 +33,6 @@ class Availability:
         active = [d for d in self.delegations if d.person == person_id and d.active_on(day)]
         return min(active, key=lambda d: d.start, default=None)
 
-    def delegators_of(self, delegate_id: str, day: date) -> list[str]:
-        """People whose approvals `delegate_id` may decide today."""
-        return [
-            d.person for d in self.delegations if d.delegate == delegate_id and d.active_on(day)
-        ]
-
 
 @dataclass(frozen=True)
 class Route:
