@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 
 from bench.scale_org import org_config
-from workflow import whos_out
+from workflow import delegation, whos_out
 from workflow.config import OrgConfig
 from workflow.engine import Engine
-from workflow.models import Request, RequestStatus, Step, StepStatus
+from workflow.models import Delegation, Request, RequestStatus, Step, StepStatus
+from workflow.scheduler import Scheduler
 from workflow.store import Tx
 from workflow.transitions import Change, move_leave
 
@@ -188,3 +189,51 @@ async def test_whos_out_this_week_reads_this_weeks_buckets_only(engine: Engine):
     mine = await engine.who_is_out(lead, *week, team=team)
     assert log.calls == [("hgetall", [engine.keys.out_week(week[0], team)])]
     assert {o.person for o in mine} == expected & set(members)
+
+
+async def delegate_many(engine: Engine, people: list[str], to: str | None = None) -> None:
+    """Each person delegates to the next one (or to `to`) this week, in a few atomic writes."""
+    for start in range(0, len(people), 250):
+        tx = Tx()
+        for i, pid in enumerate(people[start : start + 250], start):
+            delegate = to or people[(i + 1) % len(people)]
+            d = Delegation(
+                id=f"D-{i:06d}",
+                person=pid,
+                delegate=delegate,
+                start=date(2026, 11, 30),
+                end=date(2026, 12, 11),
+            )
+            await delegation.store(engine, d, tx)
+        await engine.store.apply(tx)
+
+
+async def test_my_approvals_reads_the_same_with_10_and_2000_delegations(engine: Engine):
+    """A manager's pending approvals read their own delegations only: the same keys and bytes
+    whether 10 or 2,000 other people have delegated, and a delegation to them still counts."""
+    d = engine.directory
+    asker = "p00347"
+    others = [p.id for p in d if p.id != asker and p.manager][:2_010]
+    log = ReadLog(engine)
+    await delegate_many(engine, others[:10])
+    await delegate_many(engine, others[10:11], to=asker)
+    await engine.my_approvals(asker)
+    few = (list(log.calls), log.bytes)
+    await delegate_many(engine, others[11:2_010])
+    log.reset()
+    await engine.my_approvals(asker)
+    assert (list(log.calls), log.bytes) == few
+    assert ("smembers", [engine.keys.user_tasks(others[10])]) in few[0]  # the delegator's tasks
+    assert engine.keys.delegations not in [k for _, keys in few[0] for k in keys]
+
+
+async def test_a_scheduler_tick_reads_whos_due_not_the_directory(engine: Engine):
+    """After the first tick (which puts everyone in the due index once), a tick with nobody
+    due is one read and no write, in an organisation of 2,100 people."""
+    scheduler = Scheduler(engine)
+    await scheduler.periodic()  # 09:00 wall time everywhere: digests are due, nobody has tasks
+    log = ReadLog(engine)
+    assert await scheduler.periodic() == 0
+    assert log.calls == [("zrangebyscore", [engine.keys.periodic_due])] and log.writes == 0
+    due = await engine.store.redis.zcard(engine.keys.periodic_due)
+    assert due >= len(engine.directory)  # a digest per person, a weekly per manager

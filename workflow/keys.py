@@ -98,6 +98,12 @@ class OrgKeys:
         """Sorted set of items a worker has claimed, scored by when its lease runs out (ms)."""
         return f"{self.tag}:due_leases"
 
+    @property
+    def periodic_due(self) -> str:
+        """Sorted set of `digest|<person>` and `weekly|<manager>` scored by their next due time (ms):
+        a scheduler tick reads the people due now, never the whole directory."""
+        return f"{self.tag}:periodic_due"
+
     def periodic(self, kind: str, person_id: str, period: str) -> str:
         """String set once when a digest or weekly DM for (person, day or week) has been queued."""
         return f"{self.tag}:periodic:{kind}:{person_id}:{period}"

@@ -68,7 +68,7 @@ class Scheduler:
         self.keys = engine.keys
         self.lease_ms = lease_ms
         self._claim = engine.store.redis.register_script(_CLAIM_LUA)
-        self._periodic_done: set[str] = set()
+        self._seeded = False
 
     def _now(self) -> datetime:
         return self.engine.clock.now(UTC)
@@ -240,39 +240,102 @@ class Scheduler:
 
     # --- daily digests and weekly who's-out --------------------------------------------------
 
-    async def periodic(self) -> int:
+    async def periodic(self, limit: int = 500) -> int:
         """Queue each approver's morning digest and each manager's weekly who's-out, once each;
-        credit leave accrual when a period starts."""
-        engine, policy = self.engine, self.engine.config.policy
+        credit leave accrual when a period starts.
+
+        Driven by a due-time index (`periodic_due`): a tick reads the people whose digest or
+        weekly DM is due now and moves each to its next due time, so its cost is what is due,
+        not the size of the directory.
+        """
+        if not self._seeded:
+            await self._seed()
         now = self._now()
-        digest_at, weekly_at = (
-            time.fromisoformat(policy.digest_time),
-            time.fromisoformat(policy.weekly_out_time),
-        )
-        await accrual.apply_due(engine, now.date())  # once per period; one read when done
-        managers = {p.manager for p in engine.directory if p.manager}
+        await accrual.apply_due(self.engine, now.date())  # once per period; one read when done
+        now_ms = int(now.timestamp() * 1000)
         queued = 0
+        while True:
+            [due] = await self.engine.store.read(
+                ("zrangebyscore", [self.keys.periodic_due, "-inf", now_ms, 0, limit])
+            )
+            if not due:
+                return queued
+            moves: dict[str, int] = {}
+            for member in due:
+                kind, _, person = member.partition("|")
+                if self.engine.directory.find(person) is None:
+                    moves[member] = -1  # left the organisation
+                    continue
+                if kind == "digest":
+                    queued += await self._digest_if_due(person, now)
+                elif kind == "weekly":
+                    queued += await self._weekly_if_due(person, now)
+                moves[member] = self._next_due(kind, person, now)
+            tx = Tx()
+            for member, at in moves.items():
+                if at < 0:
+                    tx.zrem(self.keys.periodic_due, member)
+                else:
+                    tx.zadd(self.keys.periodic_due, at, member)
+            await self.engine.store.apply(tx)
+            if len(due) < limit:
+                return queued
+
+    async def _seed(self) -> None:
+        """Put everyone (and each manager's weekly) in the due index once per process; members
+        already there keep their time (ZADD NX), so workers starting together agree."""
+        engine, now = self.engine, self._now()
+        managers = {p.manager for p in engine.directory if p.manager}
+        batch: list[tuple[str, list[object]]] = []
         for person in engine.directory:
-            local = now.astimezone(engine.directory.timezone_of(person.id))
-            if (
-                local.time() >= digest_at
-                and next_working_moment(local, person, policy.working_hours).date() == local.date()
-            ):
-                queued += await self._queue_digest(person.id, local.date().isoformat())
-            if (
-                person.id in managers
-                and local.weekday() == policy.weekly_out_day
-                and local.time() >= weekly_at
-            ):
-                queued += await self._queue_weekly(person.id, local.date())
-        return queued
+            batch.append(self._seed_call("digest", person.id, now))
+            if person.id in managers:
+                batch.append(self._seed_call("weekly", person.id, now))
+            if len(batch) >= 1_000:
+                await engine.store.read(*batch)
+                batch = []
+        await engine.store.read(*batch)
+        self._seeded = True
+
+    def _seed_call(self, kind: str, person: str, now: datetime) -> tuple[str, list[object]]:
+        at = self._next_due(kind, person, now - timedelta(days=1))
+        return ("zadd", [self.keys.periodic_due, {f"{kind}|{person}": at}, True])
+
+    def _next_due(self, kind: str, person: str, after: datetime) -> int:
+        """The first moment after `after` (ms) at which the person's digest or weekly DM is due."""
+        policy = self.engine.config.policy
+        local = after.astimezone(self.engine.directory.timezone_of(person))
+        at = time.fromisoformat(policy.digest_time if kind == "digest" else policy.weekly_out_time)
+        day = local.date()
+        while True:
+            moment = datetime.combine(day, at, local.tzinfo)
+            if moment > local and (kind == "digest" or day.weekday() == policy.weekly_out_day):
+                return int(moment.timestamp() * 1000)
+            day += timedelta(days=1)
+
+    async def _digest_if_due(self, person_id: str, now: datetime) -> int:
+        policy = self.engine.config.policy
+        person = self.engine.directory.get(person_id)
+        local = now.astimezone(self.engine.directory.timezone_of(person_id))
+        if local.time() < time.fromisoformat(policy.digest_time):
+            return 0
+        if next_working_moment(local, person, policy.working_hours).date() != local.date():
+            return 0  # not a working day for them
+        return await self._queue_digest(person_id, local.date().isoformat())
+
+    async def _weekly_if_due(self, manager: str, now: datetime) -> int:
+        policy = self.engine.config.policy
+        local = now.astimezone(self.engine.directory.timezone_of(manager))
+        if local.weekday() != policy.weekly_out_day or local.time() < time.fromisoformat(
+            policy.weekly_out_time
+        ):
+            return 0
+        return await self._queue_weekly(manager, local.date())
 
     async def _queue_once(
         self, kind: str, person: str, period: str, event: EventType, data: dict
     ) -> int:
         flag = self.keys.periodic(kind, person, period)
-        if flag in self._periodic_done:
-            return 0
         tx = Tx().expect(flag, 0).hincrby(flag, "v", 1).pexpire(flag, 8 * 86_400_000)
         tx.xadd(
             self.keys.outbox,
@@ -287,15 +350,10 @@ class Scheduler:
         try:
             await self.engine.store.apply(tx)
         except Conflict:  # another worker queued it
-            self._periodic_done.add(flag)
             return 0
-        self._periodic_done.add(flag)
         return 1
 
     async def _queue_digest(self, person: str, day: str) -> int:
-        flag = self.keys.periodic("digest", person, day)
-        if flag in self._periodic_done:
-            return 0
         # items assigned since this morning's digest time already came with their own card today
         tz = self.engine.directory.timezone_of(person)
         morning = datetime.combine(
@@ -308,9 +366,7 @@ class Scheduler:
             and s.assigned_at is not None
             and s.assigned_at < morning
         ]
-        if not pending:
-            # anything assigned later today comes with its own card: no need to look again
-            self._periodic_done.add(flag)
+        if not pending:  # anything assigned later today comes with its own card
             return 0
         return await self._queue_once(
             "digest",
