@@ -1,25 +1,37 @@
 """Scale benchmark: a 10,000-person organisation and a Redis filled with its history.
 
-    python bench/scale_bench.py [--people 10000] [--requests 100000] [--checkpoints 1000,100000]
-                                [--port 6408] [--concurrency 16] [--samples 200] [--out FILE]
+    python bench/scale_bench.py --requests 1000000 --checkpoints 1000,100000 [--minutes 60]
+                                [--people 10000] [--concurrency 64] [--samples 200] [--out FILE]
 
-Starts its OWN redis-server (loopback port --port, a temporary folder, no persistence,
-maxmemory 3.5 GB), generates the organisation (bench/scale_org.py: a manager tree 5–6 deep,
-CN/GB/US), and fills Redis through the engine's own API (prepare_submit → confirm →
-decide) with leave and expense requests spread over two years of simulated time: ~85% are
-decided (one in ten rejected), the rest stay pending. At each checkpoint (and at the end)
-it measures, on the filled store:
+Starts its OWN redis-server (a free loopback port unless --port, a temporary folder,
+`--save "" --appendonly no`, maxmemory --maxmemory), generates the organisation
+(bench/scale_org.py: a manager tree 5–6 deep, CN/GB/US), and fills Redis through the engine's
+own API with leave and expense requests spread over two years of simulated time.
 
-- confirm (submit) and decide, p50/p99, on fresh leave requests;
-- who's out this week for a team and for the whole organisation;
+What the filling driver does, exactly: for each request, `Engine.prepare_submit` (validate,
+store the draft and its pending action), `Engine.confirm` (what the requester's click runs:
+read the pending action, submit), then `Engine.decide` for each step by its assignee; ~85%
+are decided (one in ten rejected), the rest stay pending. --concurrency such requests run at
+once in one process, and the fill's engine is built with `coalesce=True`: the round trips
+that concurrent transitions start in the same turn of the event loop go to Redis as one
+pipeline (each transition still reads in one round trip and writes with its own guarded Lua
+script; see workflow/store.py). Latencies are measured on a second engine without it, as
+`serve` runs, one call at a time.
+
+At each checkpoint (and at the end, or when --minutes of filling have passed) it measures:
+
+- confirm (submit) and decide, p50/p99 and CPU per call, on fresh leave requests;
+- who's out this week for a team and for the whole organisation (and its cost per person out);
 - my pending approvals, balances and my requests;
 - `requests list` and `requests export --format csv` of the last full month (streamed);
 - Redis used_memory, per request, also without the pending actions (which expire in 8 days);
-- the fill rate of this one process: requests/s and transitions (submits and decisions)/s.
+- the fill: requests/s and transitions (submits and decisions)/s, the CPU per transition of
+  the filling process and of Redis, and the load average (the machine may be shared).
 
 It also times loading the organisation file with 10,000 people and `approvals-bot people --json`.
-Prints ONE JSON object (and writes it to --out), then a table of the figures with the
-slope of each latency per 100,000 requests between the first and last checkpoint.
+Prints ONE JSON object (and writes it to --out), then a table of every figure with, per
+latency, p99 at the last checkpoint over p99 at the first (flat: ~1) and the slope per
+100,000 requests.
 """
 
 from __future__ import annotations
@@ -68,7 +80,7 @@ def pct(values_ms: list[float]) -> dict[str, float]:
 class OwnRedis(RedisServer):
     """A private redis-server for this run on a fixed port, never the shared one; removed at the end."""
 
-    def __init__(self, port: int, maxmemory: str = "3500mb") -> None:
+    def __init__(self, port: int, maxmemory: str = "8gb") -> None:
         super().__init__()  # picks a free port; --port 0 keeps it
         self.maxmemory = maxmemory
         if port:
@@ -91,8 +103,11 @@ class OwnRedis(RedisServer):
 class Driver:
     """Fills the store through the engine and times what the issue's table asks for."""
 
-    def __init__(self, engine: Engine, clock: FixedClock, total: int, seed: int = 16) -> None:
-        self.engine, self.clock, self.total = engine, clock, total
+    def __init__(
+        self, engine: Engine, clock: FixedClock, total: int, seed: int = 16, *, filler: Engine
+    ) -> None:
+        # `engine` answers the measured calls as serve would; `filler` (coalescing) fills
+        self.engine, self.filler, self.clock, self.total = engine, filler, clock, total
         self.rng = random.Random(seed)
         d = engine.directory
         self.people = [p.id for p in d if p.manager]  # everyone but the CEO has an approver
@@ -143,7 +158,7 @@ class Driver:
 
     async def one(self, decide: bool = True) -> Any:
         """One request through the engine: prepared, confirmed and (usually) decided."""
-        e = self.engine
+        e = self.filler
         person = self.rng.choice(self.people)
         leave = self.rng.random() < 0.45
         fields = self.leave_fields(person) if leave else self.expense_fields(person)
@@ -179,26 +194,37 @@ class Driver:
             self.transitions += 1
         return req
 
-    async def fill(self, upto: int, concurrency: int) -> dict[str, float]:
+    async def fill(self, upto: int, concurrency: int, deadline: float) -> dict[str, float]:
+        """Fill up to `upto` requests, or until time.monotonic() passes `deadline`."""
         start_made, start_tr = self.made, self.transitions
+        redis_cpu0 = await redis_cpu_s(self.engine)
         t0, cpu0 = time.perf_counter(), time.process_time()
         queue = iter(range(self.made, upto))
 
         async def worker() -> None:
             for i in queue:
+                if time.monotonic() > deadline:
+                    return
                 self.set_time(i)
                 await self.one()
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         wall = time.perf_counter() - t0
+        cpu = time.process_time() - cpu0
+        redis_cpu = await redis_cpu_s(self.engine) - redis_cpu0
         made = self.made - start_made
         tr = self.transitions - start_tr
         return {
             "requests": made,
+            "transitions": tr,
             "wall_s": round(wall, 1),
             "requests_per_s": round(made / wall, 1) if wall else 0.0,
             "transitions_per_s": round(tr / wall, 1) if wall else 0.0,
-            "cpu_s": round(time.process_time() - cpu0, 1),
+            "cpu_s": round(cpu, 1),
+            "cpu_ms_per_transition": round(cpu * 1000 / max(tr, 1), 3),
+            "transitions_per_cpu_s": round(tr / cpu, 1) if cpu else 0.0,
+            "redis_cpu_ms_per_transition": round(redis_cpu * 1000 / max(tr, 1), 3),
+            "load_average": [round(x, 1) for x in os.getloadavg()],
         }
 
     async def sample(self, n: int, op: Callable[[], Awaitable[Any]]) -> dict[str, float]:
@@ -257,6 +283,7 @@ class Driver:
             },
             "whos_out_team_week_ms": await self.sample(samples, team_out),
             "whos_out_org_week_ms": await self.sample(max(samples // 4, 20), org_out),
+            "whos_out_org_week_people": len(await org_out()),
             "my_approvals_ms": await self.sample(
                 samples, lambda: e.my_approvals(rng.choice(self.managers))
             ),
@@ -267,7 +294,7 @@ class Driver:
         }
         first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
         last = today.replace(day=1) - timedelta(days=1)
-        runs_list, runs_export, rows = [], [], 0
+        runs_list, runs_export, cpu_export, rows = [], [], [], 0
         for _ in range(3):
             t = time.perf_counter()
             sink, rows = io.StringIO(), 0
@@ -277,13 +304,21 @@ class Driver:
                 sink.write(admin.table_line(e, r) + "\n")
                 rows += 1
             runs_list.append(time.perf_counter() - t)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             writer = admin.ExportWriter(e, io.StringIO(), "csv", False)
-            async for _, r in admin.iter_requests(
-                e, since=first, until=last, status=None, process=None
+            async for x in admin.iter_export_rows(
+                e, since=first, until=last, status=None, process=None, with_reasons=False
             ):
-                writer.write(r)
+                writer.write_row(x)
             runs_export.append(time.perf_counter() - t)
+            cpu_export.append(time.process_time() - c)
+        result["requests_export_csv_month_cpu_s"] = _runs(cpu_export)
+        result["whos_out_org_week_us_per_person_out"] = round(
+            result["whos_out_org_week_ms"]["cpu_ms"]
+            * 1000
+            / max(result["whos_out_org_week_people"], 1),
+            1,
+        )
         result["month"] = {"from": first.isoformat(), "to": last.isoformat(), "requests": rows}
         result["requests_list_month_s"] = _runs(runs_list)
         result["requests_export_csv_month_s"] = _runs(runs_export)
@@ -293,6 +328,11 @@ class Driver:
 def _runs(xs: list[float]) -> dict[str, float]:
     xs = sorted(xs)
     return {"min": round(xs[0], 3), "median": round(xs[len(xs) // 2], 3), "max": round(xs[-1], 3)}
+
+
+async def redis_cpu_s(engine: Engine) -> float:
+    info = await engine.store.redis.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 async def memory(url: str, requests: int, baseline: int) -> dict[str, Any]:
@@ -352,20 +392,25 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"people": args.people, "machine": {"cpus": os.cpu_count()}}
     if not args.skip_org_file:
         result.update(org_file_figures(args.people))
-    with OwnRedis(args.port) as server:
+    with OwnRedis(args.port, args.maxmemory) as server:
         client = connect(server.url)
         engine = Engine(config, client, clock)
+        filler = Engine(config, client, clock, coalesce=not args.no_coalesce)
         baseline = int((await client.info("memory"))["used_memory"])
-        driver = Driver(engine, clock, args.requests)
+        driver = Driver(engine, clock, args.requests, filler=filler)
         checkpoints = sorted({c for c in args.checkpoints if c < args.requests} | {args.requests})
+        deadline = time.monotonic() + args.minutes * 60 if args.minutes else float("inf")
         result["checkpoints"] = []
         for at in checkpoints:
-            fill = await driver.fill(at, args.concurrency)
+            fill = await driver.fill(at, args.concurrency, deadline)
             mem = await memory(server.url, driver.made, baseline)
             figures = await driver.measure(args.samples)
             point = {"requests": driver.made, "fill": fill, "memory": mem, **figures}
             result["checkpoints"].append(point)
             print(json.dumps(point), file=sys.stderr, flush=True)
+            if time.monotonic() > deadline:
+                result["stopped"] = f"--minutes {args.minutes} of filling passed at {driver.made:,}"
+                break
         result["refused_leave_became_expense"] = driver.refused
         await client.aclose()
     result["slopes_ms_per_100k_requests"] = slopes(result["checkpoints"])
@@ -391,6 +436,8 @@ def slopes(points: list[dict[str, Any]]) -> dict[str, float]:
     out = {f"{k}.p50": round((b[k]["p50"] - a[k]["p50"]) / span, 3) for k in LATENCIES}
     out |= {f"{k}.p99": round((b[k]["p99"] - a[k]["p99"]) / span, 3) for k in LATENCIES}
     out |= {f"{k}.cpu_ms": round((b[k]["cpu_ms"] - a[k]["cpu_ms"]) / span, 3) for k in LATENCIES}
+    for k in LATENCIES:
+        out[f"{k}.p99_ratio_last_over_first"] = round(b[k]["p99"] / max(a[k]["p99"], 0.001), 2)
     out["requests_export_csv_month_s_per_100k"] = round(
         (b["requests_export_csv_month_s"]["median"] - a["requests_export_csv_month_s"]["median"])
         / span,
@@ -401,26 +448,36 @@ def slopes(points: list[dict[str, Any]]) -> dict[str, float]:
 
 def table(result: dict[str, Any]) -> str:
     pts = result["checkpoints"]
-    head = "| figure | " + " | ".join(f"at {p['requests']:,} requests" for p in pts) + " |"
-    rows = [head, "|" + "---|" * (len(pts) + 1)]
+    head = "| figure | " + " | ".join(f"at {p['requests']:,} requests" for p in pts)
+    rows = [head + " | p99 last / first |", "|" + "---|" * (len(pts) + 2)]
 
-    def row(name: str, cell: Callable[[dict[str, Any]], str]) -> None:
-        rows.append(f"| {name} | " + " | ".join(cell(p) for p in pts) + " |")
+    def row(name: str, cell: Callable[[dict[str, Any]], str], ratio: str = "") -> None:
+        rows.append(f"| {name} | " + " | ".join(cell(p) for p in pts) + f" | {ratio} |")
 
+    ratios = result.get("slopes_ms_per_100k_requests", {})
     for key, name in (
         ("confirm_submit_ms", "confirm (submit), p50 / p99 ms (CPU ms per call)"),
-        ("decide_ms", "decide, p50 / p99 ms"),
-        ("whos_out_team_week_ms", "who's out this week (a team), p50 / p99 ms"),
-        ("whos_out_org_week_ms", "who's out this week (whole org), p50 / p99 ms"),
-        ("my_approvals_ms", "my pending approvals, p50 / p99 ms"),
-        ("balances_ms", "balances, p50 / p99 ms"),
-        ("my_requests_ms", "my requests, p50 / p99 ms"),
+        ("decide_ms", "decide, p50 / p99 ms (CPU ms)"),
+        ("whos_out_team_week_ms", "who's out this week (a team), p50 / p99 ms (CPU ms)"),
+        ("whos_out_org_week_ms", "who's out this week (whole org), p50 / p99 ms (CPU ms)"),
+        ("my_approvals_ms", "my pending approvals, p50 / p99 ms (CPU ms)"),
+        ("balances_ms", "balances, p50 / p99 ms (CPU ms)"),
+        ("my_requests_ms", "my requests, p50 / p99 ms (CPU ms)"),
     ):
-        row(name, lambda p, k=key: f"{p[k]['p50']} / {p[k]['p99']} (CPU {p[k]['cpu_ms']})")
+        row(
+            name,
+            lambda p, k=key: f"{p[k]['p50']} / {p[k]['p99']} ({p[k]['cpu_ms']})",
+            str(ratios.get(f"{key}.p99_ratio_last_over_first", "")),
+        )
     row(
-        "`requests list` / `export --format csv`, one month (median s; rows)",
+        "who's out (whole org): people out that week · CPU µs per person out",
+        lambda p: f"{p['whos_out_org_week_people']:,} · {p['whos_out_org_week_us_per_person_out']}",
+    )
+    row(
+        "`requests list` / `export --format csv`, one month: median s (export CPU s; rows)",
         lambda p: (
-            f"{p['requests_list_month_s']['median']} / {p['requests_export_csv_month_s']['median']} ({p['month']['requests']:,})"
+            f"{p['requests_list_month_s']['median']} / {p['requests_export_csv_month_s']['median']}"
+            f" ({p['requests_export_csv_month_cpu_s']['median']}; {p['month']['requests']:,})"
         ),
     )
     row("Redis used_memory", lambda p: p["memory"]["used_memory_human"])
@@ -431,9 +488,17 @@ def table(result: dict[str, Any]) -> str:
         ),
     )
     row(
-        "fill (one process): requests/s · transitions/s",
+        "fill since the last point: requests/s · transitions/s (wall)",
         lambda p: f"{p['fill']['requests_per_s']} · {p['fill']['transitions_per_s']}",
     )
+    row(
+        "fill: CPU ms per transition, filling process / Redis · transitions per CPU-second",
+        lambda p: (
+            f"{p['fill']['cpu_ms_per_transition']} / {p['fill']['redis_cpu_ms_per_transition']}"
+            f" · {p['fill']['transitions_per_cpu_s']}"
+        ),
+    )
+    row("load average (1, 5, 15 min) after the fill", lambda p: str(p["fill"]["load_average"]))
     lines = rows
     if "load_org_file_s" in result:
         lines.append("")
@@ -441,6 +506,8 @@ def table(result: dict[str, Any]) -> str:
             f"loading the organisation file ({result['people']:,} people), min/median/max s: "
             f"{result['load_org_file_s']}; `approvals-bot people --json`: {result['people_json_s']}"
         )
+    if "stopped" in result:
+        lines.append(result["stopped"])
     return "\n".join(lines)
 
 
@@ -449,12 +516,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--people", type=int, default=10_000)
-    parser.add_argument("--requests", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=1_000_000)
     parser.add_argument(
-        "--checkpoints", type=lambda s: [int(x) for x in s.split(",") if x], default=[1_000, 10_000]
+        "--checkpoints",
+        type=lambda s: [int(x) for x in s.split(",") if x],
+        default=[1_000, 100_000],
     )
-    parser.add_argument("--port", type=int, default=6408)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--port", type=int, default=0, help="0: a free port")
+    parser.add_argument("--maxmemory", default="8gb")
+    parser.add_argument("--minutes", type=float, default=0, help="stop filling after this long")
+    parser.add_argument("--no-coalesce", action="store_true", help="fill one round trip at a time")
+    parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--skip-org-file", action="store_true")
     parser.add_argument("--out", type=Path)

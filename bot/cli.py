@@ -166,16 +166,16 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 return 0
             if args.action == "archive":
                 return await _archive(engine, settings, args.dry_run)
-            stream = admin.iter_requests(
-                engine,
-                since=day(args.since),
-                until=day(args.until),
-                status=args.status,
-                process=args.process,
-                after=admin.Cursor.parse(args.after) if args.after else None,
-                archive_dir=settings.archive_dir,
-            )
+            filters = {
+                "since": day(args.since),
+                "until": day(args.until),
+                "status": args.status,
+                "process": args.process,
+                "after": admin.Cursor.parse(args.after) if args.after else None,
+                "archive_dir": settings.archive_dir,
+            }
             if args.action == "list":
+                stream = admin.iter_requests(engine, **filters)
                 print(admin.TABLE_HEADER)
                 shown, last = 0, None
                 async for cursor, r in stream:
@@ -187,8 +187,10 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 print(f"({shown} request{'s' if shown != 1 else ''})")
             else:
                 writer = admin.ExportWriter(engine, sys.stdout, args.format, args.with_reasons)
-                async for _, r in stream:
-                    writer.write(r)
+                async for x in admin.iter_export_rows(
+                    engine, **filters, with_reasons=args.with_reasons
+                ):
+                    writer.write_row(x)
                 writer.close()
             return 0
         finally:

@@ -48,8 +48,11 @@ class CalendarError(ValueError):
 # ---------------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=16_384)
 def is_working_day(day: date, country: str, subdivision: str | None = None) -> bool:
-    """Whether `day` is a working day: not a weekend or public holiday, or a make-up working day."""
+    """Whether `day` is a working day: not a weekend or public holiday, or a make-up working day.
+
+    Cached: every reminder and escalation time walks a few days of the holder's calendar."""
     code, subdiv = _place(country, subdivision)
     _check_year(code, day)
     return _is_working(day, code, subdiv)

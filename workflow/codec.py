@@ -99,6 +99,11 @@ def _row(entry: dict[str, Any]) -> list[Any]:
 
 def dumps(record: BaseModel) -> str:
     """The record in the compact layout (Request and PendingAction), else its plain JSON."""
+    return json.dumps(compact(record), separators=(",", ":"), ensure_ascii=False)
+
+
+def compact(record: BaseModel) -> dict[str, Any]:
+    """The record as the compact layout's JSON object (what `dumps` writes)."""
     plain = record.model_dump(mode="json", exclude_defaults=True, exclude={"version"})
     if isinstance(record, Request):
         plain = _short(plain, _REQUEST)
@@ -110,7 +115,7 @@ def dumps(record: BaseModel) -> str:
             plain["h"] = [_row(h.model_dump(mode="json")) for h in record.history]
     elif isinstance(record, PendingAction):
         plain = _short(plain, _PENDING)
-    return json.dumps(plain, separators=(",", ":"), ensure_ascii=False)
+    return plain
 
 
 def loads(model: type[R], text: str) -> R:

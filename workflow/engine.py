@@ -138,9 +138,15 @@ class Engine(Queries):
     step_not_open = staticmethod(step_not_open)
 
     def __init__(
-        self, config: OrgConfig, redis: aioredis.Redis, clock: Clock, *, max_attempts: int = 25
+        self,
+        config: OrgConfig,
+        redis: aioredis.Redis,
+        clock: Clock,
+        *,
+        max_attempts: int = 25,
+        coalesce: bool = False,
     ) -> None:
-        super().__init__(config, redis, clock)
+        super().__init__(config, redis, clock, coalesce=coalesce)
         self.max_attempts = max_attempts
         self.setting = Setting(self.directory, clock, self.keys, config.policy)
 

@@ -61,12 +61,14 @@ class RequestView:
 class Queries:
     """Reads over the organisation's state; the Engine adds the transitions."""
 
-    def __init__(self, config: OrgConfig, redis: aioredis.Redis, clock: Clock) -> None:
+    def __init__(
+        self, config: OrgConfig, redis: aioredis.Redis, clock: Clock, *, coalesce: bool = False
+    ) -> None:
         self.config = config
         self.directory = Directory(config)
         self.clock = clock
         self.keys = OrgKeys(config.organisation.id)
-        self.store = Store(redis, self.keys)
+        self.store = Store(redis, self.keys, coalesce=coalesce)
 
     # --- helpers shared with the engine ---------------------------------------------------
 

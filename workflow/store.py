@@ -35,7 +35,7 @@ _APPLY_LUA = resources.files("workflow").joinpath("lua", "apply.lua").read_text(
 # Read-only scripts run inside a read's pipeline by EVALSHA (loaded once per Redis on NOSCRIPT).
 READ_SCRIPTS = {
     name: resources.files("workflow").joinpath("lua", f"{name}.lua").read_text("utf-8")
-    for name in ("avail",)
+    for name in ("avail", "bodies")
 }
 _READ_SHAS = {name: hashlib.sha1(text.encode()).hexdigest() for name, text in READ_SCRIPTS.items()}
 
@@ -191,20 +191,79 @@ def connect(url: str | None, max_connections: int = MAX_CONNECTIONS) -> aioredis
     return aioredis.Redis(connection_pool=pool)
 
 
+_APPLY_SHA = hashlib.sha1(_APPLY_LUA.encode()).hexdigest()
+
+
+class _Coalescer:
+    """Sends the round trips that concurrent transitions start in the same turn of the event
+    loop as one pipeline (each transition's reads still arrive together, and each write is
+    still its own atomic script): a bulk load pays one system call and one connection per
+    batch instead of per transition. Used by bench/scale_bench.py's fill (`coalesce=True`)."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self.redis = redis
+        self.units: list[tuple[Sequence[tuple[str, Sequence[Any]]], asyncio.Future[list[Any]]]] = []
+
+    def submit(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> asyncio.Future[list[Any]]:
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        if not self.units:
+            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
+        self.units.append((calls, future))
+        return future
+
+    async def _flush(self) -> None:
+        units, self.units = self.units, []
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for calls, _ in units:
+                    for name, args in calls:
+                        getattr(pipe, name)(*args)
+                replies = await pipe.execute(raise_on_error=False)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
+            for _, future in units:
+                if not future.done():
+                    future.set_exception(e)
+            return
+        at = 0
+        for calls, future in units:
+            got, at = replies[at : at + len(calls)], at + len(calls)
+            if future.done():
+                continue
+            error = next((r for r in got if isinstance(r, Exception)), None)
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(got)
+
+
 class Store:
     """The engine's view of Redis for one organisation."""
 
-    def __init__(self, redis: aioredis.Redis, keys: OrgKeys) -> None:
+    def __init__(self, redis: aioredis.Redis, keys: OrgKeys, *, coalesce: bool = False) -> None:
         self.redis = redis
         self.keys = keys
         self._apply = redis.register_script(_APPLY_LUA)
         self._cluster = type(redis).__name__ == "RedisCluster"
+        if coalesce and self._cluster:
+            raise ValueError("coalescing round trips needs one Redis, not a cluster")
+        self._coalescer = _Coalescer(redis) if coalesce else None
+
+    async def _run_apply(self, keys: list[str], spec: str) -> list[Any]:
+        if self._coalescer is None:
+            return await self._apply(keys=keys, args=[spec])
+        call = ("evalsha", [_APPLY_SHA, len(keys), *keys, spec])
+        try:
+            [reply] = await self._coalescer.submit([call])
+        except redis.exceptions.NoScriptError:
+            await self.redis.script_load(_APPLY_LUA)
+            [reply] = await self._coalescer.submit([call])
+        return reply
 
     async def apply(self, tx: Tx) -> list[str]:
         """Run the transition atomically; Conflict if a guard failed. Returns outbox ids."""
         spec = json.dumps({"g": tx.guards, "o": tx.ops}, separators=(",", ":"))
         try:
-            status, value = await self._apply(keys=tx.keys, args=[spec])
+            status, value = await self._run_apply(tx.keys, spec)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
             raise OutcomeUnknown(
                 "The database stopped answering; whether this was recorded is not known yet.",
@@ -242,6 +301,8 @@ class Store:
     async def _pipeline(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
         if not calls:
             return []
+        if self._coalescer is not None:
+            return await self._coalescer.submit(calls)
         async with self.redis.pipeline(transaction=False) as pipe:
             for name, args in calls:
                 getattr(pipe, name)(*args)
