@@ -257,6 +257,9 @@ class Sandbox:
         """
         notifier = compose.notifier(self.runtime, self.platforms, f"sandbox:{secrets.token_hex(4)}")
         scheduler = Scheduler(self.runtime.engine)
+        # the first tick fills the scheduler's due index; done before serving, so what a
+        # request changes is all that changes while it runs (the guard tests compare all state)
+        await scheduler.periodic()
         self._worker_stop.clear()
         self._worker = asyncio.create_task(
             run_worker(notifier, scheduler, self._worker_stop), name="sandbox-worker"
