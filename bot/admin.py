@@ -149,6 +149,7 @@ async def iter_export_rows(
     orjson, and the row."""
     _check_filters(engine, status, process)
     in_redis: set[str] = set()
+    rows = Rows(engine, with_reasons)
     async for ids in _pages(engine, since, until, after, page):
         keys = [engine.keys.request(rid) for rid, _ in ids]
         [bodies] = await engine.store.read(script_read("bodies", keys, []))
@@ -163,11 +164,11 @@ async def iter_export_rows(
                 continue
             if archive_dir is not None and RequestStatus(c["s"]).is_final:
                 in_redis.add(rid)
-            yield compact_row(engine, c, with_reasons)
+            yield rows(c)
     if archive_dir is not None:
         async for _, r in _archived(engine, archive_dir, since, until, after, in_redis):
             if _kept(r.status.value, r.process, status, process):
-                yield row(engine, r, with_reasons)
+                yield rows(codec.compact(r))
 
 
 def _kept(value: str, of_process: str, status: str | None, process: str | None) -> bool:
@@ -256,45 +257,66 @@ async def get_request(engine: Engine, request_id: str) -> Request:
 
 
 def row(engine: Engine, r: Request, with_reasons: bool) -> dict[str, Any]:
-    return compact_row(engine, codec.compact(r), with_reasons)
+    return Rows(engine, with_reasons)(codec.compact(r))
 
 
 def _iso(value: str | None) -> str:
     """A stored time as Python's isoformat writes it (pydantic writes UTC as 'Z')."""
     if not value:
         return ""
-    return value[:-1] + "+00:00" if value.endswith("Z") else value
+    return value[:-1] + "+00:00" if value[-1] == "Z" else value
 
 
-def compact_row(engine: Engine, c: dict[str, Any], with_reasons: bool) -> dict[str, Any]:
-    """One export row from a request in the compact layout (workflow/codec.py's short names)."""
-    d, f, steps = engine.directory, c.get("f", {}), c.get("st", [])
-    current = c.get("c")
-    step = steps[current] if c["s"] == RequestStatus.PENDING and current is not None else None
-    out = {
-        "request_id": c["i"],
-        "process": c["p"],
-        "requester_id": c["r"],
-        "requester": d.get(c["r"]).name,
-        "team": d.team_of(c["r"]),
-        "status": c["s"],
-        "submitted_at": _iso(c.get("sa")),
-        "decided_at": _iso(c.get("da")),
-        "leave_type": f.get("leave_type", ""),
-        "start": f.get("start", ""),
-        "end": f.get("end", ""),
-        "working_days": c.get("x", {}).get("working_days", ""),
-        "amount": f.get("amount", f.get("estimated_cost", "")),
-        "currency": f.get("currency", ""),
-        "category": f.get("category", ""),
-        "destination": f.get("destination", ""),
-        "approvers": " → ".join(d.get(s["a"]).name for s in steps),
-        "waiting_for": d.get(step["h"]).name if step and step.get("h") else "",
-        "decided_by": ", ".join(d.get(s["by"]).name for s in steps if s.get("by")),
-    }
-    if with_reasons:
-        out["reason"] = f.get("reason") or f.get("description") or f.get("purpose") or ""
-    return out
+class Rows:
+    """Export rows from requests in the compact layout (workflow/codec.py's short names).
+
+    People's names and teams are looked up once per export: a month repeats the same few
+    thousand people across tens of thousands of rows.
+    """
+
+    def __init__(self, engine: Engine, with_reasons: bool) -> None:
+        self.directory, self.with_reasons = engine.directory, with_reasons
+        self._names: dict[str, str] = {}
+        self._teams: dict[str, str] = {}
+
+    def name(self, person_id: str) -> str:
+        if (found := self._names.get(person_id)) is None:
+            found = self._names[person_id] = self.directory.get(person_id).name
+        return found
+
+    def team(self, person_id: str) -> str:
+        if (found := self._teams.get(person_id)) is None:
+            found = self._teams[person_id] = self.directory.team_of(person_id)
+        return found
+
+    def __call__(self, c: dict[str, Any]) -> dict[str, Any]:
+        name, f, steps = self.name, c.get("f", {}), c.get("st", [])
+        current = c.get("c")
+        step = steps[current] if c["s"] == "pending" and current is not None else None
+        out = {
+            "request_id": c["i"],
+            "process": c["p"],
+            "requester_id": c["r"],
+            "requester": name(c["r"]),
+            "team": self.team(c["r"]),
+            "status": c["s"],
+            "submitted_at": _iso(c.get("sa")),
+            "decided_at": _iso(c.get("da")),
+            "leave_type": f.get("leave_type", ""),
+            "start": f.get("start", ""),
+            "end": f.get("end", ""),
+            "working_days": c.get("x", {}).get("working_days", ""),
+            "amount": f.get("amount", f.get("estimated_cost", "")),
+            "currency": f.get("currency", ""),
+            "category": f.get("category", ""),
+            "destination": f.get("destination", ""),
+            "approvers": " → ".join([name(s["a"]) for s in steps]),
+            "waiting_for": name(step["h"]) if step and "h" in step else "",
+            "decided_by": ", ".join([name(s["by"]) for s in steps if "by" in s]),
+        }
+        if self.with_reasons:
+            out["reason"] = f.get("reason") or f.get("description") or f.get("purpose") or ""
+        return out
 
 
 def export(engine: Engine, requests: Iterable[Request], fmt: str, with_reasons: bool) -> str:
