@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 
 import fakeredis
+import hypothesis
 import pytest
 import redis.asyncio as aioredis
 import structlog
@@ -31,6 +32,12 @@ from workflow.store import connect
 
 REQUIRE_REDIS = os.environ.get("REQUIRE_REDIS") == "1"
 REDIS_URL = os.environ.get("REDIS_URL") or ("redis://127.0.0.1:6379/0" if REQUIRE_REDIS else None)
+
+# In CI, property and fuzz tests draw the same examples every run: a red CI then means a change
+# broke something, not that a new random draw found an old bug (local runs keep exploring).
+hypothesis.settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis.settings.load_profile("ci")
 
 # Wednesday 2 December 2026, 09:00 wherever each person is.
 NOW = datetime(2026, 12, 2, 9, 0)
