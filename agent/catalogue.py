@@ -8,6 +8,36 @@ Values are filled with str.format; `{from_}` because `from` is a keyword.
 from __future__ import annotations
 
 CATALOGUE: dict[str, tuple[str, str]] = {
+    # refusals by the engine, as the answer says them (agent/refusals.py)
+    "refusal.overlap": (
+        "You already have leave awaiting approval on {dates}; withdraw it or choose other days.",
+        "你在{dates}已有待审批的请假，请先撤回或换其他日期。",
+    ),
+    "refusal.overlap.approved": (
+        "You already have approved leave on {dates}; withdraw it or choose other days.",
+        "你在{dates}已有获批的请假，请先撤回或换其他日期。",
+    ),
+    # a request's status and where it is (agent/tools/describe.py)
+    "status.draft": ("draft", "草稿"),
+    "status.pending": ("pending", "审批中"),
+    "status.approved": ("approved", "已批准"),
+    "status.rejected": ("rejected", "已驳回"),
+    "status.withdrawn": ("withdrawn", "已撤回"),
+    "status.expired": ("expired", "已过期"),
+    "what.leave": ("{type}, {dates} ({days})", "{type}，{dates}（{days}）"),
+    "line.step_with": (
+        "step {n} of {total} ({name}) with {who}",
+        "第 {n}/{total} 步（{name}），待 {who} 审批",
+    ),
+    "line.status_where": ("{status}: {where}", "{status}：{where}"),
+    # the short line under a refused step (the answer carries the sentence)
+    "step.refused": ("Not possible as asked", "无法按此办理"),
+    "step.refused.overlapping_leave": ("Overlaps leave you already have", "与已有的请假重叠"),
+    "step.refused.insufficient_balance": ("Not enough balance left", "余额不足"),
+    "step.refused.validation_failed": ("Some details need changing", "有信息需要修改"),
+    "step.refused.not_allowed": ("Not yours to do", "无权操作"),
+    "step.refused.not_found": ("Not found", "未找到"),
+    "step.refused.invalid_state": ("No longer possible", "已无法操作"),
     # why a step is held by someone other than its approver (workflow.models.RoutedReason)
     "routed.delegated": (
         "{from_} delegated approvals to {to} until {until}.",

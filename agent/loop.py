@@ -36,6 +36,7 @@ from agent.metrics import AGENT_TURNS, MODEL_CALL_SECONDS, TOOL_CALLS
 from agent.model import ChatModel
 from agent.planner._replies import CONFIRM_HINTS
 from agent.prompt import person_prompt, stable_prompt
+from agent.refusals import refusal_step, refusal_text
 from agent.tools import Observation, ProposalInfo, ToolContext, ToolRegistry, default_tools
 from agent.tools.base import enum_errors, failed, field_errors
 from agent.tools.choose import MORE_TOOLS, Offer, choose_tools, offered_specs
@@ -465,7 +466,14 @@ class Agent:
             extra = (
                 {"field_errors": e.details["field_errors"]} if e.details.get("field_errors") else {}
             )
-            return failed(e.code, e.localized(ctx.locale), **extra)
+            # the step line says what happened in a few words; the message is the one sentence
+            # the answer gives (dates a person reads, no ids: the model can look those up)
+            return failed(
+                e.code,
+                refusal_text(e, ctx.locale),
+                summary=refusal_step(e, ctx.locale),
+                **extra,
+            )
 
 
 def _safe_args(tool, call: ToolCall):

@@ -154,6 +154,7 @@ def check_overlap(entry: LeaveEntry, ledger: Mapping[str, str]) -> None:
                 f"(request {other.request_id}); withdraw it or choose other days.",
                 zh=f"你在 {other.start} 至 {other.end} 已有请假（申请 {other.request_id}），请先撤回或换其他日期。",
                 request_id=other.request_id,
+                leave=other,  # the agent and the forms say it with dates a person reads
             )
 
 

@@ -6,24 +6,15 @@ from datetime import date
 from typing import Any
 
 from agent.catalogue import say
-from agent.i18n import fmt_days, fmt_range, t
+from agent.i18n import fmt_days, fmt_range
 from workflow.config import OrgConfig
 from workflow.directory import Directory
 from workflow.leave import Balance
 from workflow.models import Request, RequestStatus, Step
 
-STATUS_ZH = {
-    RequestStatus.DRAFT: "草稿",
-    RequestStatus.PENDING: "审批中",
-    RequestStatus.APPROVED: "已批准",
-    RequestStatus.REJECTED: "已驳回",
-    RequestStatus.WITHDRAWN: "已撤回",
-    RequestStatus.EXPIRED: "已过期",
-}
-
 
 def status_text(status: RequestStatus, locale: str) -> str:
-    return STATUS_ZH[status] if locale == "zh" else status.value
+    return say(f"status.{status.value}", locale)
 
 
 def half_day(fields: dict[str, Any]) -> str:
@@ -50,7 +41,7 @@ def what(req: Request, config: OrgConfig, locale: str) -> str:
             locale,
         )
         days = fmt_days(req.derived.get("working_days", 0), locale)
-        return f"{lt}，{dates}（{days}）" if locale == "zh" else f"{lt}, {dates} ({days})"
+        return say("what.leave", locale, type=lt, dates=dates, days=days)
     name = process.display_name(locale)
     if req.process == "expense":
         return f"{name}: {f.get('amount', 0):g} {f.get('currency', '')} ({f.get('category', '')})"
@@ -66,22 +57,15 @@ def what(req: Request, config: OrgConfig, locale: str) -> str:
 def step_line(step: Step, total: int, directory: Directory, locale: str) -> str:
     holder = directory.get(step.assignee or step.approver).name
     name = step.name_zh if locale == "zh" else step.name
-    return t(
-        locale,
-        f"step {step.index + 1} of {total} ({name}) with {holder}",
-        f"第 {step.index + 1}/{total} 步（{name}），待 {holder} 审批",
-    )
+    return say("line.step_with", locale, n=step.index + 1, total=total, name=name, who=holder)
 
 
 def where_it_is(req: Request, directory: Directory, locale: str) -> str:
     """'pending: step 1 of 2 (Manager) with 王芳' or the final status."""
     step = req.open_step()
     if step is not None:
-        return (
-            status_text(req.status, locale)
-            + t(locale, ": ", "：")
-            + step_line(step, len(req.steps), directory, locale)
-        )
+        where = step_line(step, len(req.steps), directory, locale)
+        return say("line.status_where", locale, status=status_text(req.status, locale), where=where)
     return status_text(req.status, locale)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.refusals import refusal_text
 from workflow.chain import resolve_chain
 from workflow.config import Person
 from workflow.engine import Engine
@@ -46,7 +47,7 @@ async def submit_leave(engine: Engine, person: Person, fields: dict[str, Any]) -
     except InsufficientBalance as e:
         return FormResult(None, {"end": e.localized(locale)})
     except OverlappingLeave as e:
-        return FormResult(None, {"start": e.localized(locale)})
+        return FormResult(None, {"start": refusal_text(e, locale)})
     except WorkflowError as e:
         return FormResult(None, {"leave_type": e.localized(locale)})
     return FormResult(outcome.request)
