@@ -34,12 +34,14 @@ from agent.memory import ThreadBusy, ThreadMemory
 from agent.messages import Message, ModelResponse, ToolCall
 from agent.metrics import AGENT_TURNS, MODEL_CALL_SECONDS, TOOL_CALLS
 from agent.model import ChatModel
+from agent.planner import reads_as_correction
 from agent.planner._replies import CONFIRM_HINTS
 from agent.prompt import person_prompt, stable_prompt
 from agent.refusals import refusal_step, refusal_text
 from agent.tools import Observation, ProposalInfo, ToolContext, ToolRegistry, default_tools
 from agent.tools.base import enum_errors, failed, field_errors
 from agent.tools.choose import MORE_TOOLS, Offer, choose_tools, offered_specs
+from agent.tools.drafts import carry_live_draft
 from workflow.engine import Engine
 from workflow.errors import WorkflowError
 
@@ -172,6 +174,14 @@ class Agent:
             engine=engine, actor=person, today=today, locale=locale, thread_key=thread
         )
         history = await self.memory.load(thread)
+        # A correction typed as a new message is about the person's live draft in this DM;
+        # the answer and the new card come here, under the message just typed.
+        if (
+            not history
+            and reads_as_correction(text)
+            and (draft_thread := await carry_live_draft(ctx)) is not None
+        ):
+            history = await self.memory.load(draft_thread)
         user = Message(role="user", content=text)
         new: list[Message] = [user]
         # Two system messages: the organisation's rules (a prefix identical for everyone, which

@@ -198,6 +198,11 @@ def thread_drafts(thread_key: str) -> str:
     return f"thread:{{{thread_key}}}:drafts"
 
 
+def conversation_drafts(conversation: str) -> str:
+    """Hash person → thread key: where each person's newest new-request draft of a DM lives."""
+    return f"conversation:{{{conversation}}}:drafts"
+
+
 # --- the durable turn queue (bot/queue): one hash tag per organisation, so each enqueue/acquire/
 # complete is one atomic script on one Redis Cluster slot. A stream is one key (one shard) anyway.
 

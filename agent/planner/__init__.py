@@ -3,6 +3,8 @@
 The default model when no LLM is configured and the fallback when the LLM is unreachable.
 """
 
+from agent.planner._draft import reads_as_correction
 from agent.planner.planner import OfflinePlanner
 
-__all__ = ["OfflinePlanner"]
+# reads_as_correction: the agent loop asks it too (a correction typed as a new message)
+__all__ = ["OfflinePlanner", "reads_as_correction"]

@@ -9,10 +9,12 @@ store, so its Submit is refused from any surface; the platforms edit its card.
 
 from __future__ import annotations
 
+import dataclasses
+
 from agent.tools.base import ToolContext
 from workflow.engine import Proposal
 from workflow.errors import WorkflowError
-from workflow.keys import thread_drafts
+from workflow.keys import conversation_drafts, thread_drafts
 from workflow.models import PendingKind, PendingStatus
 
 
@@ -55,9 +57,52 @@ async def remember(ctx: ToolContext, proposal: Proposal, replaced: str | None) -
         replaced = None
     redis = ctx.engine.store.redis
     key = thread_drafts(ctx.thread_key)
-    ttl_s = int(ctx.engine.config.policy.pending_action_ttl_hours * 3600) + 7 * 86_400
+    ttl_s = _ttl_s(ctx)
     async with redis.pipeline(transaction=True) as pipe:
         pipe.hset(key, slot_of(pending.kind, pending.request_id), pending.id)
         pipe.expire(key, ttl_s)
         await pipe.execute()
+    if pending.kind is PendingKind.SUBMIT and (conv := conversation_of(ctx.thread_key)):
+        # its own transaction: the DM's key lives in another hash slot than the thread's
+        async with redis.pipeline(transaction=True) as pipe:
+            pipe.hset(conversation_drafts(conv), ctx.actor.id, ctx.thread_key)
+            pipe.expire(conversation_drafts(conv), ttl_s)
+            await pipe.execute()
     return replaced if replaced != pending.id else None
+
+
+def _ttl_s(ctx: ToolContext) -> int:
+    return int(ctx.engine.config.policy.pending_action_ttl_hours * 3600) + 7 * 86_400
+
+
+def conversation_of(thread_key: str) -> str | None:
+    """The DM (or channel) a thread belongs to: its key without the thread's own last part."""
+    conv, sep, _ = thread_key.rpartition(":")
+    return conv if sep and conv else None
+
+
+async def carry_live_draft(ctx: ToolContext) -> str | None:
+    """For a correction typed as a new message: the thread holding the person's live draft.
+
+    People type "actually make it Thursday" as a new top-level DM as often as a reply in the
+    card's thread. The newest new-request draft of the same DM, if still open, becomes this
+    thread's draft too (so the corrected proposal supersedes it), and the thread it lives in
+    is returned for its history. None when there is no such draft.
+    """
+    conv = conversation_of(ctx.thread_key)
+    if conv is None:
+        return None
+    redis = ctx.engine.store.redis
+    other = await redis.hget(conversation_drafts(conv), ctx.actor.id)
+    if not other or other == ctx.thread_key:
+        return None
+    other_ctx = dataclasses.replace(ctx, thread_key=other)
+    pending_id = await live_draft(other_ctx, PendingKind.SUBMIT)
+    if pending_id is None:
+        return None
+    key = thread_drafts(ctx.thread_key)
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.hset(key, slot_of(PendingKind.SUBMIT, "-"), pending_id)
+        pipe.expire(key, _ttl_s(ctx))
+        await pipe.execute()
+    return other
