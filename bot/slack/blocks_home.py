@@ -8,7 +8,6 @@ from typing import Any
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-from agent.i18n import t
 from agent.tools.describe import carried_note, what, where_it_is
 from bot.conversation import buttons
 from bot.slack.blocks_base import (
@@ -43,25 +42,26 @@ LINE_MAX = 3000
 
 def _balance_value(b: Balance, locale: str) -> str:
     if b.available is None:
-        return t(locale, f"no allowance · {b.used:g} used", f"不限额 · 已用 {b.used:g} 天")
-    text = t(
+        return say("home.balance.unlimited", locale, used=f"{b.used:g}")
+    text = say(
+        "home.balance.left",
         locale,
-        f"{days_text(b.available, locale)} left of {b.allowance:g}",
-        f"剩余 {b.available:g} / {b.allowance:g} 天",
+        left=days_text(b.available, locale),
+        of=f"{b.allowance:g}",
     ) + carried_note(b, locale)
     if b.reserved:
-        text += t(locale, f" ({b.reserved:g} pending)", f"（{b.reserved:g} 天待批）")
+        text += say("home.balance.pending", locale, n=f"{b.reserved:g}")
     return text
 
 
 def _balances(balances: Sequence[Balance], engine: Engine, locale: str) -> list[Block]:
     year = balances[0].year if balances else None
-    title = t(locale, "My balances", "我的假期余额")
+    title = say("home.balances", locale)
     if year:
-        title += t(locale, f" ({year})", f"（{year}）")
+        title += say("home.year", locale, year=year)
     blocks: list[Block] = [section(f"*{title}*")]
     if not balances:
-        blocks.append(context(t(locale, "No leave types are set up.", "尚未设置假期类型。")))
+        blocks.append(context(say("home.no_leave_types", locale)))
         return blocks
     pairs = [
         (escape(leave_type_name(engine, b.leave_type, locale)), _balance_value(b, locale))
@@ -74,29 +74,27 @@ def _balances(balances: Sequence[Balance], engine: Engine, locale: str) -> list[
 
 def _my_requests(requests: Sequence[Request], engine: Engine, locale: str) -> list[Block]:
     open_ = [r for r in requests if r.status is RequestStatus.PENDING]
-    blocks: list[Block] = [section(f"*{t(locale, 'My open requests', '我的进行中申请')}*")]
+    blocks: list[Block] = [section(f"*{say('home.my_requests', locale)}*")]
     if not open_:
-        blocks.append(context(t(locale, "No open requests.", "没有进行中的申请。")))
+        blocks.append(context(say("home.no_requests", locale)))
     for req in open_[:LIST_MAX]:
         it = what(req, engine.config, locale)
         dialog = confirm_dialog(
-            t(locale, "Withdraw this request?", "撤回此申请？"),
-            t(
-                locale,
-                f"{req.id} ({it}) will be withdrawn and your approver told.",
-                f"将撤回 {req.id}（{it}），并通知审批人。",
-            ),
-            t(locale, "Withdraw", "撤回"),
-            t(locale, "Keep it", "保留"),
+            say("confirm.title.withdraw", locale),
+            say("home.withdraw.text", locale, what=it),
+            say("button.withdraw", locale),
+            say("button.keep", locale),
             style="danger",
         )
-        text = f"*{escape(req.id)}* · {escape(it)}\n{escape(where_it_is(req, engine.directory, locale))}"
+        # what and where first; the id last, for whoever needs to quote it
+        where = where_it_is(req, engine.directory, locale)
+        text = f"*{escape(it)}*\n{escape(where)} · {escape(req.id)}"
         blocks.append(
             section(
                 truncate(text, LINE_MAX),
                 block_id=f"home_request:{req.id}",
                 accessory=button(
-                    t(locale, "Withdraw", "撤回"), "home_withdraw", req.id, confirm=dialog
+                    say("button.withdraw", locale), "home_withdraw", req.id, confirm=dialog
                 ),
             )
         )
@@ -107,9 +105,9 @@ def _my_requests(requests: Sequence[Request], engine: Engine, locale: str) -> li
 
 def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> list[Block]:
     pending = [v for v in views if v.request.open_step() is not None]
-    blocks: list[Block] = [section(f"*{t(locale, 'Waiting for my approval', '待我审批')}*")]
+    blocks: list[Block] = [section(f"*{say('home.approvals', locale)}*")]
     if not pending:
-        blocks.append(context(t(locale, "Nothing is waiting for you.", "没有待你审批的申请。")))
+        blocks.append(context(say("home.no_approvals", locale)))
     for view in pending[:LIST_MAX]:
         req = view.request
         step = req.open_step()
@@ -124,15 +122,13 @@ def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> lis
         ]
         if req.is_leave:
             out = (
-                t(locale, ", ", "，").join(out_line(o, locale) for o in view.team_out[:3])
+                say("word.comma", locale).join(out_line(o, locale) for o in view.team_out[:3])
                 if view.team_out
-                else t(locale, "nobody", "无")
+                else say("word.nobody", locale)
             )
             if len(view.team_out) > 3:
-                out += t(
-                    locale, f" and {len(view.team_out) - 3} more", f" 等 {len(view.team_out)} 人"
-                )
-            lines.append(escape(t(locale, f"Also out then: {out}", f"同期请假：{out}")))
+                out += say("home.out.more", locale, more=len(view.team_out) - 3)
+            lines.append(escape(say("home.out", locale, out=out)))
         blocks.append(section(truncate("\n".join(lines), LINE_MAX)))
         blocks.append(
             actions(
@@ -197,17 +193,15 @@ def home_view(
     """The Home tab for `person`: a [New leave request] button, balances, requests, approvals,
     and the team calendar link."""
     blocks: list[Block] = [
-        header(t(locale, f"Leave and approvals · {person.name}", f"请假与审批 · {person.name}")),
+        header(say("home.title", locale, who=person.name)),
         actions(
             button(
-                t(locale, "New leave request", "新建请假"),
+                say("home.new_leave", locale),
                 "open_leave_form",
                 "leave",
                 style="primary",
             ),
-            button(
-                t(locale, "Delegate my approvals", "委托审批"), "open_delegation_form", "delegate"
-            ),
+            button(say("home.delegate", locale), "open_delegation_form", "delegate"),
             block_id="home_actions",
         ),
         *_balances(balances, engine, locale),
