@@ -77,6 +77,120 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "home.out.more": (" and {more} more", "，另有 {more} 人"),
     "button.keep": ("Keep it", "保留"),
     "word.comma": (", ", "，"),
+    # what the read tools answer (the model reads these too)
+    "read.processes": ("You can request: {names}.", "可以申请：{names}。"),
+    "read.found": ("Found: {names}.", "找到：{names}。"),
+    "read.found_nobody": ("Nobody matches '{query}'.", "没有找到“{query}”。"),
+    "read.balance": ("{name}: {left} of {of} days left", "{name}：剩余 {left} 天（共 {of} 天）"),
+    "read.balance_pending": (", {n} pending", "，{n} 天审批中"),
+    "read.balances": ("Your balances for {year}: ", "你 {year} 年的假期余额："),
+    "read.holidays": (" (public holidays: {holidays})", "（含公共假期：{holidays}）"),
+    "read.no_requests": ("You have no such requests.", "你没有相关申请。"),
+    "read.requests": ("Your requests:\n", "你的申请：\n"),
+    "read.no_approvals": ("Nothing is waiting for your approval.", "没有待你审批的申请。"),
+    "read.approvals": ("Waiting for your approval:\n", "待你审批：\n"),
+    "read.nobody_out": ("Nobody is out {dates}.", "{dates} 没有人请假。"),
+    "read.out": ("Out {dates}:\n", "{dates} 请假的人：\n"),
+    "word.semicolon": ("; ", "；"),
+    "word.full_stop": (".", "。"),
+    # step titles: what a tool call is doing, as a person reads it
+    "step.list_processes": ("Looking up the request forms", "查看申请表单"),
+    "step.find_people": ("Looking up {query}", "查找 {query}"),
+    "step.my_balances": ("Checking your leave balances", "查询你的假期余额"),
+    "step.working_days": ("Counting working days", "计算工作日"),
+    "step.my_requests": ("Checking your requests", "查询你的申请"),
+    "step.request_details": ("Opening request {id}", "查看申请 {id}"),
+    "step.my_pending_approvals": ("Checking what waits for your approval", "查询待你审批的申请"),
+    "step.who_is_out": ("Checking who is out", "查询谁在休假"),
+    # what the propose tools answer (the model reads these; the planner says them)
+    "propose.request": (
+        "Prepared {what}, approval by {chain}.",
+        "已准备：{what}，审批人 {chain}。",
+    ),
+    "propose.left": (" You will have {n} days left.", "提交后剩余 {n} 天。"),
+    "propose.approve": ("Prepared: approve {who}'s {what}.", "已准备：批准 {who} 的 {what}。"),
+    "propose.reject": ("Prepared: reject {who}'s {what}.", "已准备：驳回 {who} 的 {what}。"),
+    "propose.withdraw": ("Prepared: withdraw your {what}.", "已准备：撤回你的{what}。"),
+    "propose.remind": (
+        "Prepared a reminder to {to} about your {what}, submitted on {since}.",
+        "已准备提醒 {to} 审批你的{what}（提交于 {since}）。",
+    ),
+    "propose.ambiguous_person": (
+        "'{name}' matches {names}; ask the user which colleague they mean.",
+        "“{name}”匹配到：{names}；请向用户确认是哪位同事。",
+    ),
+    "propose.delegate": (
+        "Prepared: {who} decides your approvals from {start} to {end}.",
+        "已准备：{start} 至 {end} 由 {who} 代你审批。",
+    ),
+    "step.propose_leave": ("Preparing your {type} leave request", "准备请假申请"),
+    "step.propose_request": ("Preparing your request", "准备申请"),
+    "step.propose_decision": ("Preparing your decision on {id}", "准备审批 {id}"),
+    "step.propose_withdraw": ("Preparing to withdraw {id}", "准备撤回 {id}"),
+    "step.propose_delegation": ("Preparing your delegation", "准备委托审批"),
+    "step.propose_reminder": ("Preparing a reminder", "准备催办提醒"),
+    # what to click on the card a turn prepared, named as the card's own button
+    "hint.confirm.submit": (
+        "Click **Submit** on the card to send it, or **Cancel**.",
+        "请在卡片上点击「提交」发送，或点击「取消」。",
+    ),
+    "hint.confirm.approve": (
+        "Click **Approve** on the card to approve it, or **Cancel**.",
+        "请在卡片上点击「批准」确认，或点击「取消」。",
+    ),
+    "hint.confirm.reject": (
+        "Click **Reject** on the card to reject it, or **Cancel**.",
+        "请在卡片上点击「驳回」确认，或点击「取消」。",
+    ),
+    "hint.confirm.withdraw": (
+        "Click **Withdraw** on the card to withdraw it, or **Cancel**.",
+        "请在卡片上点击「撤回」确认，或点击「取消」。",
+    ),
+    "hint.confirm.remind": (
+        "Click **Send reminder** on the card to send it, or **Cancel**.",
+        "请在卡片上点击「发送提醒」发送，或点击「取消」。",
+    ),
+    "hint.confirm.delegate": (
+        "Click **Delegate** on the card to confirm, or **Cancel**.",
+        "请在卡片上点击「确认委托」确认，或点击「取消」。",
+    ),
+    "hint.confirm.several": (
+        "Click the button on each card to confirm it, or **Cancel**.",
+        "请在每张卡片上点击按钮确认，或点击「取消」。",
+    ),
+    # why a turn stopped (nothing was submitted)
+    "stop.max_steps": (
+        "I could not finish this in the steps I am allowed, so I stopped. Nothing was submitted. Could you say it more simply, or use /leave?",
+        "我在允许的步骤内没能完成，已停止。没有提交任何内容。请换个更简单的说法，或使用 /leave。",
+    ),
+    "stop.repeated_call": (
+        "I was going round in circles, so I stopped. Nothing was submitted. Could you rephrase what you need?",
+        "我陷入了重复操作，已停止。没有提交任何内容。请换个说法告诉我你需要什么。",
+    ),
+    "stop.deadline": (
+        "This took too long, so I stopped. Nothing was submitted. Please try again.",
+        "处理超时，已停止。没有提交任何内容。请重试。",
+    ),
+    "stop.model_error": (
+        "The AI model could not answer, so I stopped. Nothing was submitted. Please try again later.",
+        "AI 模型无法回答，已停止。没有提交任何内容。请稍后再试。",
+    ),
+    "stop.empty_reply": (
+        "I could not form an answer. Nothing was submitted. Could you rephrase?",
+        "我没能给出回答。没有提交任何内容。请换个说法。",
+    ),
+    "stop.busy": (
+        "I am still working on your previous message in this thread; send this again in a moment.",
+        "我还在处理你在这个话题里的上一条消息，请稍后再发。",
+    ),
+    "notice.too_long": (
+        "The conversation is too long for the AI model; the offline assistant answers instead.",
+        "对话过长，AI 模型无法处理，由离线助手回答。",
+    ),
+    "notice.unreachable": (
+        "The AI model is unreachable right now; the offline assistant answers instead.",
+        "AI 模型暂时无法连接，由离线助手回答。",
+    ),
     # the short line under a refused step (the answer carries the sentence)
     "step.refused": ("Not possible as asked", "无法按此办理"),
     "step.refused.overlapping_leave": ("Overlaps leave you already have", "与已有的请假重叠"),

@@ -16,6 +16,7 @@ from typing import Any
 import structlog
 from pydantic import ValidationError
 
+from agent.catalogue import say
 from agent.errors import ContextTooLong, ModelError
 from agent.events import (
     FinalAnswer,
@@ -28,14 +29,13 @@ from agent.events import (
     ToolStarted,
     TurnStarted,
 )
-from agent.i18n import detect_locale, t
+from agent.i18n import detect_locale
 from agent.llm.trim import trim_for_context
 from agent.memory import ThreadBusy, ThreadMemory
 from agent.messages import Message, ModelResponse, ToolCall
 from agent.metrics import AGENT_TURNS, MODEL_CALL_SECONDS, TOOL_CALLS
 from agent.model import ChatModel
 from agent.planner import reads_as_correction
-from agent.planner._replies import CONFIRM_HINTS
 from agent.prompt import person_prompt, stable_prompt
 from agent.refusals import refusal_step, refusal_text
 from agent.tools import Observation, ProposalInfo, ToolContext, ToolRegistry, default_tools
@@ -70,50 +70,32 @@ def _signature(call: ToolCall) -> str:
     return call.name + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
+_STOP_CODES = {
+    StopReason.MAX_STEPS: "stop.max_steps",
+    StopReason.REPEATED_CALL: "stop.repeated_call",
+    StopReason.DEADLINE: "stop.deadline",
+    StopReason.MODEL_ERROR: "stop.model_error",
+    StopReason.EMPTY_REPLY: "stop.empty_reply",
+    StopReason.BUSY: "stop.busy",
+}
+
+
 def _stop_text(reason: StopReason, locale: str) -> str:
-    texts = {
-        StopReason.MAX_STEPS: t(
-            locale,
-            "I could not finish this in the steps I am allowed, so I stopped. Nothing was submitted. Could you say it more simply, or use /leave?",
-            "我在允许的步骤内没能完成，已停止。没有提交任何内容。请换个更简单的说法，或使用 /leave。",
-        ),
-        StopReason.REPEATED_CALL: t(
-            locale,
-            "I was going round in circles, so I stopped. Nothing was submitted. Could you rephrase what you need?",
-            "我陷入了重复操作，已停止。没有提交任何内容。请换个说法告诉我你需要什么。",
-        ),
-        StopReason.DEADLINE: t(
-            locale,
-            "This took too long, so I stopped. Nothing was submitted. Please try again.",
-            "处理超时，已停止。没有提交任何内容。请重试。",
-        ),
-        StopReason.MODEL_ERROR: t(
-            locale,
-            "The AI model could not answer, so I stopped. Nothing was submitted. Please try again later.",
-            "AI 模型无法回答，已停止。没有提交任何内容。请稍后再试。",
-        ),
-        StopReason.EMPTY_REPLY: t(
-            locale,
-            "I could not form an answer. Nothing was submitted. Could you rephrase?",
-            "我没能给出回答。没有提交任何内容。请换个说法。",
-        ),
-        StopReason.BUSY: t(
-            locale,
-            "I am still working on your previous message in this thread; send this again in a moment.",
-            "我还在处理你在这个话题里的上一条消息，请稍后再发。",
-        ),
-    }
-    return texts[reason]
+    return say(_STOP_CODES[reason], locale)
+
+
+def _confirm_kind(p: ProposalInfo) -> str:
+    """Which button the card's confirmation is: approve and reject are both a decision."""
+    if p.kind == "decide":
+        return "reject" if p.fields.get("decision") == "reject" else "approve"
+    return p.kind
 
 
 def _closing_text(proposals: list[ProposalInfo], locale: str) -> str:
-    """The answer of a turn that prepared cards: what each one holds, and what to do with it."""
+    """The answer of a turn that prepared cards: what each one holds, and the button to click."""
     summaries = "\n".join(p.summary for p in proposals if p.summary)
-    kind = proposals[-1].kind if proposals else "submit"
-    if kind == "decide":
-        kind = "reject" if proposals[-1].fields.get("decision") == "reject" else "approve"
-    # the button the card really has (Send reminder, Withdraw, …), never Submit for all
-    hint = CONFIRM_HINTS.get(kind, CONFIRM_HINTS["submit"])["zh" if locale == "zh" else "en"]
+    kinds = {_confirm_kind(p) for p in proposals}
+    hint = say(f"hint.confirm.{kinds.pop()}" if len(kinds) == 1 else "hint.confirm.several", locale)
     return f"{summaries}\n\n{hint}" if summaries else hint
 
 
@@ -259,15 +241,7 @@ class Agent:
                     continue
                 if self.fallback is not None and model is not self.fallback:
                     model = self.fallback
-                    yield emit(
-                        Notice(
-                            t(
-                                locale,
-                                "The conversation is too long for the AI model; the offline assistant answers instead.",
-                                "对话过长，AI 模型无法处理，由离线助手回答。",
-                            )
-                        )
-                    )
+                    yield emit(Notice(say("notice.too_long", locale)))
                     step -= 1
                     continue
                 answer = final(
@@ -281,15 +255,7 @@ class Agent:
                 )
                 if self.fallback is not None and model is not self.fallback:
                     model = self.fallback
-                    yield emit(
-                        Notice(
-                            t(
-                                locale,
-                                "The AI model is unreachable right now; the offline assistant answers instead.",
-                                "AI 模型暂时无法连接，由离线助手回答。",
-                            )
-                        )
-                    )
+                    yield emit(Notice(say("notice.unreachable", locale)))
                     step -= 1
                     continue
                 answer = final(

@@ -14,9 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # agent/i18n.py is where t() lives (date and day phrasing); the list only shrinks.
 ALLOWED: dict[str, int] = {
     "agent/i18n.py": 4,
-    "agent/loop.py": 8,
-    "agent/tools/propose.py": 14,
-    "agent/tools/read.py": 22,
     "bot/chat.py": 11,
     "bot/conversation/interactions.py": 7,
     "bot/conversation/lifecycle.py": 7,
@@ -65,10 +62,17 @@ def test_every_code_has_english_and_chinese_text() -> None:
         assert en.strip() and zh.strip(), f"{code} lacks a language"
 
 
+# Values one language leaves out on purpose: a step title has only the leave type's key, an
+# English word, which the Chinese title does without ("准备请假申请").
+ONE_SIDED = {"step.propose_leave"}
+
+
 def test_both_languages_of_a_code_take_the_same_values() -> None:
     """A value named in one language only would be dropped (or fail) in the other."""
     names = string.Formatter()
     for code, (en, zh) in CATALOGUE.items():
+        if code in ONE_SIDED:
+            continue
         en_names = {f for _, f, _, _ in names.parse(en) if f}
         zh_names = {f for _, f, _, _ in names.parse(zh) if f}
         assert en_names == zh_names, code

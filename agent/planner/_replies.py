@@ -8,36 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.catalogue import say
 from agent.planner._context import Context, Lang
 
-SUBMIT_HINT = {
-    "en": "Click **Submit** on the card to send it, or **Cancel**.",
-    "zh": "请在卡片上点击「提交」发送，或点击「取消」。",
-}
-
-# What to click on a confirm card, by what it confirms: the card's own button, never Submit for all.
+# What to click on a confirm card, by what it confirms: the card's own button, never Submit for
+# all (the sentences are the catalogue's, shared with the agent loop's closing line).
+CONFIRM_KINDS = ("submit", "approve", "reject", "withdraw", "remind", "delegate")
 CONFIRM_HINTS: dict[str, dict[Lang, str]] = {
-    "submit": SUBMIT_HINT,
-    "approve": {
-        "en": "Click **Approve** on the card to approve it, or **Cancel**.",
-        "zh": "请在卡片上点击「批准」确认，或点击「取消」。",
-    },
-    "reject": {
-        "en": "Click **Reject** on the card to reject it, or **Cancel**.",
-        "zh": "请在卡片上点击「驳回」确认，或点击「取消」。",
-    },
-    "withdraw": {
-        "en": "Click **Withdraw** on the card to withdraw it, or **Cancel**.",
-        "zh": "请在卡片上点击「撤回」确认，或点击「取消」。",
-    },
-    "remind": {
-        "en": "Click **Send reminder** on the card to send it, or **Cancel**.",
-        "zh": "请在卡片上点击「发送提醒」发送，或点击「取消」。",
-    },
-    "delegate": {
-        "en": "Click **Delegate** on the card to confirm, or **Cancel**.",
-        "zh": "请在卡片上点击「确认委托」确认，或点击「取消」。",
-    },
+    kind: {"en": say(f"hint.confirm.{kind}", "en"), "zh": say(f"hint.confirm.{kind}", "zh")}
+    for kind in CONFIRM_KINDS
 }
 
 _TEXT: dict[str, dict[Lang, str]] = {

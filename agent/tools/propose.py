@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field
 
-from agent.i18n import fmt_date, t
+from agent.catalogue import say
+from agent.i18n import fmt_date
 from agent.tools.base import Observation, ProposalInfo, Tool, ToolArgs, ToolContext, org_schema
 from agent.tools.dates_arg import span
 from agent.tools.describe import half_day, what
@@ -111,15 +112,9 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
     after = proposal.balance_after
     left = ""
     if after is not None and after.available is not None:
-        left = t(
-            loc,
-            f" You will have {after.available:g} days left.",
-            f"提交后剩余 {after.available:g} 天。",
-        )
-    summary = t(
-        loc,
-        f"Prepared {what(req, ctx.engine.config, loc)}, approval by {chain}.{left}",
-        f"已准备：{what(req, ctx.engine.config, loc)}，审批人 {chain}。{left}",
+        left = say("propose.left", loc, n=f"{after.available:g}")
+    summary = (
+        say("propose.request", loc, what=what(req, ctx.engine.config, loc), chain=chain) + left
     )
     return await _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
@@ -151,11 +146,7 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
     )
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
-    summary = t(
-        loc,
-        f"Prepared {what(req, ctx.engine.config, loc)}, approval by {chain}.",
-        f"已准备：{what(req, ctx.engine.config, loc)}，审批人 {chain}。",
-    )
+    summary = say("propose.request", loc, what=what(req, ctx.engine.config, loc), chain=chain)
     return await _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
@@ -172,15 +163,11 @@ async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Obser
         ctx.actor.id, request_id, args.decision, args.comment
     )
     loc, req, d = ctx.locale, proposal.request, ctx.engine.directory
-    verb = t(
+    summary = say(
+        f"propose.{args.decision}",
         loc,
-        "approve" if args.decision == "approve" else "reject",
-        "批准" if args.decision == "approve" else "驳回",
-    )
-    summary = t(
-        loc,
-        f"Prepared: {verb} {d.get(req.requester).name}'s {what(req, ctx.engine.config, loc)}.",
-        f"已准备：{verb} {d.get(req.requester).name} 的 {what(req, ctx.engine.config, loc)}。",
+        who=d.get(req.requester).name,
+        what=what(req, ctx.engine.config, loc),
     )
     fields = {
         "decision": args.decision,
@@ -201,11 +188,7 @@ async def propose_withdraw(ctx: ToolContext, args: ProposeWithdrawArgs) -> Obser
     replaced = await live_draft(ctx, PendingKind.WITHDRAW, request_id)
     proposal = await ctx.engine.prepare_withdraw(ctx.actor.id, request_id, args.reason)
     loc, req = ctx.locale, proposal.request
-    summary = t(
-        loc,
-        f"Prepared: withdraw {req.id} ({what(req, ctx.engine.config, loc)}).",
-        f"已准备：撤回 {req.id}（{what(req, ctx.engine.config, loc)}）。",
-    )
+    summary = say("propose.withdraw", loc, what=what(req, ctx.engine.config, loc))
     return await _awaiting(ctx, proposal, summary, {"reason": args.reason}, replaced)
 
 
@@ -226,11 +209,7 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
     # the day in the asker's zone: a clock time here would need its zone named
     at = req.submitted_at or ctx.engine.clock.now()
     since = fmt_date(at.astimezone(ZoneInfo(ctx.actor.timezone)).date(), loc)
-    summary = t(
-        loc,
-        f"Prepared a reminder to {to} about {req.id} ({what(req, ctx.engine.config, loc)}), submitted on {since}.",
-        f"已准备提醒 {to} 审批 {req.id}（{what(req, ctx.engine.config, loc)}），提交于 {since}。",
-    )
+    summary = say("propose.remind", loc, to=to, what=what(req, ctx.engine.config, loc), since=since)
     return await _awaiting(ctx, proposal, summary, {"to": to, "note": args.note}, replaced)
 
 
@@ -252,11 +231,7 @@ async def propose_delegation(ctx: ToolContext, args: ProposeDelegationArgs) -> O
         names = ", ".join(p.name for p in found) or "nobody"
         return failed(
             "ambiguous_person",
-            t(
-                ctx.locale,
-                f"'{args.delegate}' matches {names}; ask the user which colleague they mean.",
-                f"“{args.delegate}”匹配到：{names}；请向用户确认是哪位同事。",
-            ),
+            say("propose.ambiguous_person", ctx.locale, name=args.delegate, names=names),
         )
     delegate = found[0]
     start, end = one_date(args.start, ctx, "start"), one_date(args.end, ctx, "end")
@@ -265,10 +240,12 @@ async def propose_delegation(ctx: ToolContext, args: ProposeDelegationArgs) -> O
         ctx.actor.id, delegate.id, start, end, args.reason
     )
     loc = ctx.locale
-    summary = t(
+    summary = say(
+        "propose.delegate",
         loc,
-        f"Prepared: {delegate.name} decides your approvals from {fmt_date(start, loc)} to {fmt_date(end, loc)}.",
-        f"已准备：{fmt_date(start, loc)} 至 {fmt_date(end, loc)} 由 {delegate.name} 代你审批。",
+        who=delegate.name,
+        start=fmt_date(start, loc),
+        end=fmt_date(end, loc),
     )
     fields = {
         "delegate": delegate.name,
@@ -285,7 +262,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare a leave request for the user to confirm on a card, as soon as its type and dates are known.",
         ProposeLeaveArgs,
         propose_leave,
-        lambda a, loc: t(loc, f"Preparing your {a.leave_type} leave request", "准备请假申请"),
+        lambda a, loc: say("step.propose_leave", loc, type=a.leave_type),
         writes=True,
     ),
     Tool(
@@ -293,7 +270,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare a request other than leave (an expense claim, a business trip) for the user to confirm on a card.",
         ProposeRequestArgs,
         propose_request,
-        lambda a, loc: t(loc, "Preparing your request", "准备申请"),
+        lambda a, loc: say("step.propose_request", loc),
         writes=True,
     ),
     Tool(
@@ -301,9 +278,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare the user's approve or reject decision on a request assigned to them, confirmed on a card.",
         ProposeDecisionArgs,
         propose_decision,
-        lambda a, loc: t(
-            loc, f"Preparing your decision on {a.request_id}", f"准备审批 {a.request_id}"
-        ),
+        lambda a, loc: say("step.propose_decision", loc, id=a.request_id),
         writes=True,
     ),
     Tool(
@@ -311,7 +286,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare the withdrawal of the user's own undecided request, confirmed on a card.",
         ProposeWithdrawArgs,
         propose_withdraw,
-        lambda a, loc: t(loc, f"Preparing to withdraw {a.request_id}", f"准备撤回 {a.request_id}"),
+        lambda a, loc: say("step.propose_withdraw", loc, id=a.request_id),
         writes=True,
     ),
     Tool(
@@ -319,7 +294,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare a delegation of the user's approvals to a colleague while they are away, confirmed on a card.",
         ProposeDelegationArgs,
         propose_delegation,
-        lambda a, loc: t(loc, "Preparing your delegation", "准备委托审批"),
+        lambda a, loc: say("step.propose_delegation", loc),
         writes=True,
     ),
     Tool(
@@ -327,7 +302,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare a reminder to the approver of the user's own pending request, sent once the user confirms.",
         ProposeReminderArgs,
         propose_reminder,
-        lambda a, loc: t(loc, "Preparing a reminder", "准备催办提醒"),
+        lambda a, loc: say("step.propose_reminder", loc),
         writes=True,
     ),
 ]

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.i18n import fmt_days, fmt_range, t
+from agent.catalogue import say
+from agent.i18n import fmt_days, fmt_range
 from agent.tools.base import Observation, Tool, ToolArgs, ToolContext, ok
 from agent.tools.dates_arg import span
 from agent.tools.describe import carried_note, request_row, status_text, what, where_it_is
@@ -44,7 +45,7 @@ async def list_processes(ctx: ToolContext, _: NoArgs) -> Observation:
     ]
     names = ", ".join(p["name"] for p in processes)
     return ok(
-        t(loc, f"You can request: {names}.", f"可以申请：{names}。"),
+        say("read.processes", loc, names=names),
         processes=processes,
         leave_types=leave_types,
     )
@@ -58,11 +59,10 @@ async def find_people(ctx: ToolContext, args: FindPeopleArgs) -> Observation:
     found = ctx.engine.directory.search(args.query, limit=5)
     people = [{"id": p.id, "name": p.name, "title": p.title, "team": p.team} for p in found]
     names = ", ".join(p.name for p in found)
-    summary = t(
-        ctx.locale,
-        f"Found: {names}." if found else f"Nobody matches {args.query!r}.",
-        f"找到：{names}。" if found else f"没有找到“{args.query}”。",
-    )
+    if found:
+        summary = say("read.found", ctx.locale, names=names)
+    else:
+        summary = say("read.found_nobody", ctx.locale, query=args.query)
     return ok(summary, people=people)
 
 
@@ -79,23 +79,15 @@ async def my_balances(ctx: ToolContext, args: BalancesArgs) -> Observation:
         rows.append({**b.as_dict(), "name": name})
         if b.available is not None:
             parts.append(
-                t(
-                    loc,
-                    f"{name}: {b.available:g} of {b.allowance:g} days left",
-                    f"{name}：剩余 {b.available:g} 天（共 {b.allowance:g} 天）",
-                )
+                say("read.balance", loc, name=name, left=f"{b.available:g}", of=f"{b.allowance:g}")
                 + carried_note(b, loc)
-                + (
-                    t(loc, f", {b.reserved:g} pending", f"，{b.reserved:g} 天审批中")
-                    if b.reserved
-                    else ""
-                )
+                + (say("read.balance_pending", loc, n=f"{b.reserved:g}") if b.reserved else "")
             )
     year = rows[0]["year"] if rows else args.year
     summary = (
-        t(loc, f"Your balances for {year}: ", f"你 {year} 年的假期余额：")
-        + t(loc, "; ", "；").join(parts)
-        + t(loc, ".", "。")
+        say("read.balances", loc, year=year)
+        + say("word.semicolon", loc).join(parts)
+        + say("word.full_stop", loc)
     )
     return ok(summary, year=year, balances=rows)
 
@@ -115,11 +107,7 @@ async def working_days(ctx: ToolContext, args: WorkingDaysArgs) -> Observation:
     result = ctx.engine.working_days(ctx.actor.id, s.start, s.end, s.start_half, s.end_half)
     dates = fmt_range(s.start, s.end, s.start_half, s.end_half, ctx.locale)
     holidays = ", ".join(h["name"] for h in result["public_holidays"])
-    extra = (
-        t(ctx.locale, f" (public holidays: {holidays})", f"（含公共假期：{holidays}）")
-        if holidays
-        else ""
-    )
+    extra = say("read.holidays", ctx.locale, holidays=holidays) if holidays else ""
     summary = f"{dates}: {fmt_days(result['working_days'], ctx.locale)}{extra}"
     return ok(summary, **result, start_half=s.start_half, end_half=s.end_half)
 
@@ -134,12 +122,12 @@ async def my_requests(ctx: ToolContext, args: MyRequestsArgs) -> Observation:
     requests = await engine.my_requests(ctx.actor.id, status, limit=10)
     rows = [request_row(r, engine.config, engine.directory, loc) for r in requests]
     if not rows:
-        return ok(t(loc, "You have no such requests.", "你没有相关申请。"), requests=[])
+        return ok(say("read.no_requests", loc), requests=[])
     lines = [  # names and dates first; the id last, for the model to act on
         f"{what(r, engine.config, loc)} — {where_it_is(r, engine.directory, loc)} ({r.id})"
         for r in requests
     ]
-    return ok(t(loc, "Your requests:\n", "你的申请：\n") + "\n".join(lines), requests=rows)
+    return ok(say("read.requests", loc) + "\n".join(lines), requests=rows)
 
 
 class RequestIdArgs(ToolArgs):
@@ -194,13 +182,9 @@ async def my_pending_approvals(ctx: ToolContext, _: NoArgs) -> Observation:
     requests = await engine.my_approvals(ctx.actor.id)
     rows = [request_row(r, engine.config, engine.directory, loc) for r in requests]
     if not rows:
-        return ok(
-            t(loc, "Nothing is waiting for your approval.", "没有待你审批的申请。"), approvals=[]
-        )
+        return ok(say("read.no_approvals", loc), approvals=[])
     lines = [f"{r['request_id']} {r['requester']}: {r['what']}" for r in rows]
-    return ok(
-        t(loc, "Waiting for your approval:\n", "待你审批：\n") + "\n".join(lines), approvals=rows
-    )
+    return ok(say("read.approvals", loc) + "\n".join(lines), approvals=rows)
 
 
 class WhoIsOutArgs(ToolArgs):
@@ -217,13 +201,13 @@ async def who_is_out(ctx: ToolContext, args: WhoIsOutArgs) -> Observation:
     rows = [o.as_dict() for o in out]
     dates = fmt_range(s.start, s.end, False, False, loc)
     if not rows:
-        return ok(t(loc, f"Nobody is out {dates}.", f"{dates} 没有人请假。"), out=[])
+        return ok(say("read.nobody_out", loc, dates=dates), out=[])
     lines = [
         f"{o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, loc)}"
-        + (t(loc, " (awaiting approval)", "（审批中）") if o.tentative else "")
+        + (say("value.awaiting", loc) if o.tentative else "")
         for o in out
     ]
-    return ok(t(loc, f"Out {dates}:\n", f"{dates} 请假的人：\n") + "\n".join(lines), out=rows)
+    return ok(say("read.out", loc, dates=dates) + "\n".join(lines), out=rows)
 
 
 READ_TOOLS: list[Tool] = [
@@ -232,55 +216,55 @@ READ_TOOLS: list[Tool] = [
         "The request forms the user can fill in: processes, their fields and leave types.",
         NoArgs,
         list_processes,
-        lambda a, loc: t(loc, "Looking up the request forms", "查看申请表单"),
+        lambda a, loc: say("step.list_processes", loc),
     ),
     Tool(
         "find_people",
         "Find up to 5 colleagues by a name or email the user mentioned; never to list everyone.",
         FindPeopleArgs,
         find_people,
-        lambda a, loc: t(loc, f"Looking up {a.query}", f"查找 {a.query}"),
+        lambda a, loc: say("step.find_people", loc, query=a.query),
     ),
     Tool(
         "my_balances",
         "The user's leave balances per leave type.",
         BalancesArgs,
         my_balances,
-        lambda a, loc: t(loc, "Checking your leave balances", "查询你的假期余额"),
+        lambda a, loc: say("step.my_balances", loc),
     ),
     Tool(
         "working_days",
         "Count the user's working days in a date range (weekends and public holidays excluded).",
         WorkingDaysArgs,
         working_days,
-        lambda a, loc: t(loc, "Counting working days", "计算工作日"),
+        lambda a, loc: say("step.working_days", loc),
     ),
     Tool(
         "my_requests",
         "The user's recent requests, their status and who they wait for.",
         MyRequestsArgs,
         my_requests,
-        lambda a, loc: t(loc, "Checking your requests", "查询你的申请"),
+        lambda a, loc: say("step.my_requests", loc),
     ),
     Tool(
         "request_details",
         "Steps and history of one request the user may see.",
         RequestIdArgs,
         request_details,
-        lambda a, loc: t(loc, f"Opening request {a.request_id}", f"查看申请 {a.request_id}"),
+        lambda a, loc: say("step.request_details", loc, id=a.request_id),
     ),
     Tool(
         "my_pending_approvals",
         "Requests waiting for the user's decision.",
         NoArgs,
         my_pending_approvals,
-        lambda a, loc: t(loc, "Checking what waits for your approval", "查询待你审批的申请"),
+        lambda a, loc: say("step.my_pending_approvals", loc),
     ),
     Tool(
         "who_is_out",
         "Who is on leave in a date range: names and dates only.",
         WhoIsOutArgs,
         who_is_out,
-        lambda a, loc: t(loc, "Checking who is out", "查询谁在休假"),
+        lambda a, loc: say("step.who_is_out", loc),
     ),
 ]
