@@ -191,6 +191,17 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The AI model is unreachable right now; the offline assistant answers instead.",
         "AI 模型暂时无法连接，由离线助手回答。",
     ),
+    # the delegation form (Slack)
+    "form.delegate.title": ("Delegate approvals", "委托审批"),
+    "form.delegate.submit": ("Delegate", "委托"),
+    "form.delegate.who": ("Who decides for you", "委托给"),
+    "form.delegate.from": ("From", "开始日期"),
+    "form.delegate.until": ("Until (inclusive)", "结束日期（含）"),
+    "form.delegate.note": ("Note", "备注"),
+    # a turn's steps while it runs (Feishu's plan card)
+    "steps.thinking": ("Thinking…", "正在思考…"),
+    "steps.done": ("Steps", "处理步骤"),
+    "steps.working": ("Working on it…", "处理中…"),
     # the short line under a refused step (the answer carries the sentence)
     "step.refused": ("Not possible as asked", "无法按此办理"),
     "step.refused.overlapping_leave": ("Overlaps leave you already have", "与已有的请假重叠"),

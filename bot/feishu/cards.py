@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent.events import ProposalReady
-from agent.i18n import t
 from bot.conversation.buttons import (  # the button contract, re-exported for the callers
     ACTIONS as ACTIONS,
 )
@@ -200,10 +199,10 @@ def steps_card(
             elements.append(hr())
         elements.append(div(escape(final_text)))
     if not elements:
-        elements.append(note(t(locale, "Thinking…", "正在思考…")))
+        elements.append(note(say("steps.thinking", locale)))
     if done and not shown:
         return card(None, elements)
-    title = t(locale, "Steps", "处理步骤") if done else t(locale, "Working on it…", "处理中…")
+    title = say("steps.done" if done else "steps.working", locale)
     return card(title, elements, "grey" if done else "blue")
 
 
@@ -327,12 +326,8 @@ def reject_form_card(req: Request, step: Step, engine: Engine, locale: Reader | 
                 feishu_value(REQUEST_REJECT_SUBMIT, ref),
                 "danger",
                 (
-                    t(loc, "Reject this request?", "驳回此申请？"),
-                    t(
-                        loc,
-                        f"{who} will be told, with your reason.",
-                        f"将通知 {who}，并附上你的理由。",
-                    ),
+                    say("confirm.title.reject", loc),
+                    say("dialog.reject.text", loc, who=who),
                 ),
                 action_type="form_submit",
                 name="reject_submit",

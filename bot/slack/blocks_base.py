@@ -23,8 +23,9 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from agent.i18n import t
+from agent.catalogue import say
 from bot.presentation.text import ELLIPSIS, escape_html, truncate
+from bot.wording import step_of  # noqa: F401  (the cards, forms and Home tab import it from here)
 
 MESSAGE_BLOCKS_MAX = 50
 VIEW_BLOCKS_MAX = 100
@@ -135,22 +136,5 @@ def message(fallback: str, blocks: list[Block]) -> SlackMessage:
 # --- wording shared by the cards, forms and the Home tab -------------------------------------
 
 
-
-
-def step_of(index: int, total: int, name: str | None, locale: str) -> str:
-    """'Step 1 of 2 (Manager)' / '第 1/2 步（直属主管）'."""
-    if name:
-        return t(
-            locale,
-            f"Step {index + 1} of {total} ({name})",
-            f"第 {index + 1}/{total} 步（{name}）",
-        )
-    return t(locale, f"Step {index + 1} of {total}", f"第 {index + 1}/{total} 步")
-
-
-
-
-
-
 def and_more(hidden: int, locale: str) -> str:
-    return t(locale, f"…and {hidden} more", f"……另有 {hidden} 项")
+    return say("line.and_more", locale, n=hidden)

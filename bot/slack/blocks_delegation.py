@@ -14,7 +14,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from agent.i18n import t
+from agent.catalogue import say
 from bot.slack.blocks_base import OPTION_TEXT_MAX, VIEW_BLOCKS_MAX, VIEW_TITLE_MAX, dump, plain
 from workflow.config import Person
 from workflow.engine import Engine
@@ -35,32 +35,32 @@ def delegation_modal(person: Person, engine: Engine, locale: str) -> dict[str, A
     blocks = [
         InputBlock(
             block_id="delegate",
-            label=plain(t(locale, "Who decides for you", "委托给"), 2000),
+            label=plain(say("form.delegate.who", locale), 2000),
             element=StaticSelectElement(action_id="delegate", options=options),
         ),
         InputBlock(
             block_id="start",
-            label=plain(t(locale, "From", "开始日期"), 2000),
+            label=plain(say("form.delegate.from", locale), 2000),
             element=DatePickerElement(action_id="start"),
         ),
         InputBlock(
             block_id="end",
-            label=plain(t(locale, "Until (inclusive)", "结束日期（含）"), 2000),
+            label=plain(say("form.delegate.until", locale), 2000),
             element=DatePickerElement(action_id="end"),
         ),
         InputBlock(
             block_id="reason",
             optional=True,
-            label=plain(t(locale, "Note", "备注"), 2000),
+            label=plain(say("form.delegate.note", locale), 2000),
             element=PlainTextInputElement(action_id="reason", max_length=300),
         ),
     ]
     return View(
         type="modal",
         callback_id="delegation_form",
-        title=plain(t(locale, "Delegate approvals", "委托审批"), VIEW_TITLE_MAX),
-        submit=plain(t(locale, "Delegate", "委托"), VIEW_TITLE_MAX),
-        close=plain(t(locale, "Cancel", "取消"), VIEW_TITLE_MAX),
+        title=plain(say("form.delegate.title", locale), VIEW_TITLE_MAX),
+        submit=plain(say("form.delegate.submit", locale), VIEW_TITLE_MAX),
+        close=plain(say("button.cancel", locale), VIEW_TITLE_MAX),
         blocks=dump(blocks, VIEW_BLOCKS_MAX),
     ).to_dict()
 
