@@ -13,8 +13,6 @@ from typing import Any
 from bot.conversation.buttons import LEAVE_FORM_SUBMIT
 from bot.feishu.cards import REASON_MAX, Card, button, card, div, escape, note, plain
 from bot.presentation.forms import FieldKind, Form, FormField, leave_fields, leave_form
-from workflow.config import Person
-from workflow.engine import Engine
 
 MENU_KEY = "request_leave"
 COMMANDS = frozenset({"/leave", "/请假"})
@@ -77,19 +75,9 @@ def form_card(form: Form) -> Card:
     )
 
 
-def leave_form_card(
-    person: Person,
-    engine: Engine,
-    locale: str,
-    *,
-    approvers: list[str],
-    initial: Mapping[str, Any] | None = None,
-    errors: Mapping[str, str] | None = None,
-) -> Card:
-    """The leave form (bot/presentation/forms.py) as a card, with last submission's errors."""
-    return form_card(
-        leave_form(person, engine, locale, approvers=approvers, initial=initial, errors=errors)
-    )
+def leave_form_card(*args: Any, **kwargs: Any) -> Card:
+    """`leave_form(...)` (bot/presentation/forms.py, the same arguments) as a card."""
+    return form_card(leave_form(*args, **kwargs))
 
 
 def parse_leave_form(form: Mapping[str, Any]) -> dict[str, Any]:
