@@ -24,7 +24,6 @@ from agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from agent.i18n import t
 from agent.tools.describe import what, where_it_is
 from bot import wording
 from bot.conversation import CardLifecycle, CardRegistry, Interactions
@@ -47,13 +46,8 @@ HELP = """Type a message to the bot, or a command:
 CALENDAR_COMMANDS = ("/calendar", "/日历")
 CALENDAR_OFF = ("off", "revoke", "关闭", "停用")
 
-PROMPTS = {
-    "submit": ("Submit? [y/N] ", "提交？[y/N] "),
-    "decide": ("Confirm this decision? [y/N] ", "确认此审批？[y/N] "),
-    "withdraw": ("Withdraw? [y/N] ", "撤回？[y/N] "),
-    "remind": ("Send the reminder? [y/N] ", "发送提醒？[y/N] "),
-    "delegate": ("Delegate? [y/N] ", "委托？[y/N] "),
-}
+# the kinds with their own y/N question in the catalogue (chat.prompt.*)
+PROMPTS = frozenset({"submit", "decide", "withdraw", "remind", "delegate"})
 
 
 @dataclass
@@ -137,8 +131,8 @@ class ChatSession:
 
     async def confirm_card(self, p: ProposalReady) -> None:
         """The card's buttons: the person answers y to confirm; anything else cancels."""
-        en, zh = PROMPTS.get(p.action, PROMPTS["submit"])
-        answer = await self.ask(t(self.locale, en, zh))
+        kind = p.action if p.action in PROMPTS else "submit"
+        answer = await self.ask(wording.say(f"chat.prompt.{kind}", self.locale))
         person = self.runtime.engine.person(self.person)
         if answer.lower() in ("y", "yes", "是", "好", "确认"):
             done = await self.core.confirm(person, p.pending_id, thread=self.thread)
@@ -148,10 +142,10 @@ class ChatSession:
         if not done.ok:
             code = done.error.code if done.error else "refused"
             result |= {"event": "refused", "error": code, "message": done.text}
-            line = t(self.locale, f"(Not done: {done.text})", f"（未完成：{done.text}）")
+            line = wording.say("chat.not_done", self.locale, text=done.text)
         elif done.outcome is None:
             result["event"] = "cancelled"
-            line = t(self.locale, f"({done.text}.)", f"（{done.text}。）")
+            line = wording.say("chat.cancelled", self.locale, text=done.text)
         else:
             req = done.outcome.request
             result |= {"event": "confirmed", "repeated": done.outcome.repeated}
@@ -161,7 +155,7 @@ class ChatSession:
                 line = f"{what(req, engine.config, self.locale)} — {where_it_is(req, engine.directory, self.locale)} · {req.id}"
             else:
                 line = done.text
-            line = t(self.locale, f"(Confirmed: {line})", f"（已确认：{line}）")
+            line = wording.say("chat.confirmed", self.locale, text=line)
         self.emit(result) if self.json_mode else self.say(line)
 
     # --- commands -----------------------------------------------------------------------------
@@ -170,34 +164,24 @@ class ChatSession:
         engine = self.runtime.engine
         approvals = await engine.my_approvals(self.person)
         if not approvals:
-            self.say(
-                t(self.locale, "Nothing is waiting for your approval.", "没有待你审批的申请。")
-            )
+            self.say(wording.say("read.no_approvals", self.locale))
             return
         for req in approvals:
             view = await engine.request_view(req.id, self.person)
             who = engine.person(req.requester).name
             self.say(f"{req.id} {who}: {what(req, engine.config, self.locale)}")
             if req.fields.get("reason"):
-                self.say("  " + t(self.locale, "Reason: ", "事由：") + str(req.fields["reason"]))
+                self.say("  " + wording.say("chat.reason", self.locale, text=req.fields["reason"]))
             if view.team_out:
                 names = ", ".join(o.name for o in view.team_out)
-                self.say("  " + t(self.locale, f"Also out then: {names}", f"同期请假：{names}"))
-            choice = (
-                await self.ask(
-                    t(
-                        self.locale,
-                        "[a]pprove / [r]eject / [s]kip? ",
-                        "[a]批准 / [r]驳回 / [s]跳过？",
-                    )
-                )
-            ).lower()
+                self.say("  " + wording.say("home.out", self.locale, out=names))
+            choice = (await self.ask(wording.say("chat.decide", self.locale))).lower()
             if choice not in ("a", "r"):
                 continue
             step = req.open_step()
             me = engine.person(self.person)
             if choice == "r":
-                reason = await self.ask(t(self.locale, "Reason: ", "理由："))
+                reason = await self.ask(wording.say("chat.reject_reason", self.locale))
                 done = await self.core.reject(me, req.id, step.index, reason)
             else:
                 done = await self.core.approve(me, req.id, step.index)
@@ -235,10 +219,10 @@ class ChatSession:
             try:
                 self.switch(line[3:].strip())
                 self.say(
-                    t(
+                    wording.say(
+                        "chat.now_you",
                         self.locale,
-                        f"You are now {self.runtime.engine.person(self.person).name}.",
-                        f"你现在是 {self.runtime.engine.person(self.person).name}。",
+                        who=self.runtime.engine.person(self.person).name,
                     )
                 )
             except WorkflowError as e:
@@ -273,20 +257,8 @@ async def run_chat(
     interactive = stdin.isatty()
     if interactive and not json_mode:
         name = runtime.engine.person(person).name
-        store = (
-            "Redis"
-            if runtime.persistent
-            else t(
-                session.locale, "an in-process store (nothing persisted)", "进程内存储（不持久化）"
-            )
-        )
-        session.say(
-            t(
-                session.locale,
-                f"DM with the approvals bot as {name}, on {store}. /help for commands.",
-                f"你以 {name} 的身份与审批机器人对话，使用{store}。输入 /help 查看命令。",
-            )
-        )
+        store = "Redis" if runtime.persistent else wording.say("chat.in_process", session.locale)
+        session.say(wording.say("chat.welcome", session.locale, who=name, store=store))
     try:
         while True:
             if interactive and not json_mode:

@@ -14,7 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # agent/i18n.py is where t() lives (date and day phrasing); the list only shrinks.
 ALLOWED: dict[str, int] = {
     "agent/i18n.py": 4,
-    "bot/chat.py": 11,
     "bot/conversation/interactions.py": 7,
     "bot/conversation/lifecycle.py": 7,
     "bot/eval/runner.py": 4,
