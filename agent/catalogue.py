@@ -221,6 +221,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "DM with the approvals bot as {who}, on {store}. /help for commands.",
         "你以 {who} 的身份与审批机器人对话，使用{store}。输入 /help 查看命令。",
     ),
+    # when something underneath fails (the platforms say these the same way)
+    "error.queue_down": (
+        "I can't take this right now (my database is not answering); please try again in a minute.",
+        "暂时无法处理（数据库没有响应），请一分钟后再试。",
+    ),
+    "error.text_only": ("I can only read text messages.", "我目前只能读取文字消息。"),
+    "ack.command": ("On it — I'll answer in our DM.", "收到，我会在私信中回复你。"),
+    "form.required": ("Required", "必填"),
+    "steps.is_thinking": ("is thinking…", "正在思考…"),
     # the short line under a refused step (the answer carries the sentence)
     "step.refused": ("Not possible as asked", "无法按此办理"),
     "step.refused.overlapping_leave": ("Overlaps leave you already have", "与已有的请假重叠"),

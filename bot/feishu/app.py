@@ -23,7 +23,7 @@ import structlog
 from aiohttp import web
 from pydantic import ValidationError
 
-from agent.i18n import detect_locale, t
+from agent.i18n import detect_locale
 from bot import wording
 from bot.apierrors import apology, report
 from bot.budget import VerificationBudget, client_address
@@ -337,9 +337,7 @@ class FeishuBot:
                 await view.say(not_in_directory(locale, self.hr_name))
                 return
             if text is None:
-                await view.say(
-                    t(locale, "I can only read text messages.", "我目前只能读取文字消息。")
-                )
+                await view.say(say("error.text_only", locale))
                 return
             if not text:
                 return
@@ -443,7 +441,7 @@ class FeishuBot:
             answer = await asyncio.wait_for(asyncio.shield(work), self.action_budget_s)
         except TimeoutError:
             work.add_done_callback(lambda done: self._late(done, click.message_id))
-            return {"toast": cards.toast("info", t(locale, "Working on it…", "处理中…"))}
+            return {"toast": cards.toast("info", say("steps.working", locale))}
         except (redis.exceptions.RedisError, OSError) as e:
             log.error("feishu_click_failed", error=repr(e)[:200])
             text = wording.store_unreachable(locale, changed_nothing=False)

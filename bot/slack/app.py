@@ -26,7 +26,8 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.i18n import detect_locale, t
+from agent.catalogue import say
+from agent.i18n import detect_locale
 from bot import wording
 from bot.apierrors import apology, report
 from bot.budget import VerificationBudget
@@ -340,15 +341,9 @@ class SlackBot:
         try:
             await submit_command(self.turns, team, user_id, text, body.get("trigger_id") or "")
         except QueueUnavailable:
-            await ack(
-                t(
-                    locale,
-                    "I can't take this right now (my database is not answering); please try again in a minute.",
-                    "暂时无法处理（数据库没有响应），请一分钟后再试。",
-                )
-            )
+            await ack(say("error.queue_down", locale))
             return
-        await ack(t(locale, "On it — I'll answer in our DM.", "收到，我会在私信中回复你。"))
+        await ack(say("ack.command", locale))
 
     async def _open_leave_form(self, trigger_id: str, person: Person) -> None:
         approvers = approvers_preview(self.engine, person)
@@ -410,7 +405,7 @@ class SlackBot:
             )
             return
         missing = {
-            k: t(person.locale, "Required", "必填")
+            k: say("form.required", person.locale)
             for k in ("delegate", "start", "end")
             if not form[k]
         }

@@ -20,10 +20,10 @@ from slack_sdk.models.messages.chunk import MarkdownTextChunk, TaskUpdateChunk
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.events import FinalAnswer, ProposalReady, StepEvent
-from agent.i18n import t
 from bot.conversation.turn_view import show_turn
 from bot.queue.journal import ANSWERED, TurnJournal
 from bot.slack.blocks import TaskLine, confirm_card, plan_message
+from bot.wording import say
 from workflow.engine import Engine
 from workflow.errors import WorkflowError
 
@@ -110,7 +110,7 @@ class ThreadView:
         if not force and now - self._last_update < UPDATE_EVERY_S:
             return
         self._last_update = now
-        title = t(self.locale, "Working on it", "处理中")
+        title = say("steps.working", self.locale)
         msg = plan_message(title, list(self.tasks.values()), final_text)
         if self._plan_ts is None:
             self._plan_ts = self.journal.get("plan")
@@ -197,7 +197,7 @@ class ThreadView:
 
     async def render(self, events: AsyncIterator[StepEvent]) -> FinalAnswer | None:
         """Show every event of a turn; returns its final answer."""
-        await self.status(t(self.locale, "is thinking…", "正在思考…"))
+        await self.status(say("steps.is_thinking", self.locale))
         try:
             return await show_turn(events, self)
         finally:
