@@ -203,7 +203,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "steps.done": ("Steps", "处理步骤"),
     "steps.working": ("Working on it…", "处理中…"),
     # the terminal chat (bot/chat.py)
-    "chat.awaiting": ("Awaiting {who}'s confirmation", "等待 {who} 确认"),
     "chat.prompt.submit": ("Submit? [y/N] ", "提交？[y/N] "),
     "chat.prompt.decide": ("Confirm this decision? [y/N] ", "确认此审批？[y/N] "),
     "chat.prompt.withdraw": ("Withdraw? [y/N] ", "撤回？[y/N] "),
