@@ -229,6 +229,137 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "ack.command": ("On it — I'll answer in our DM.", "收到，我会在私信中回复你。"),
     "form.required": ("Required", "必填"),
     "steps.is_thinking": ("is thinking…", "正在思考…"),
+    # bot/wording.py
+    "wording.step_of.step_of": (
+        "Step {index_1} of {total} ({name})",
+        "第 {index_1}/{total} 步（{name}）",
+    ),
+    "wording.step_of.step_of_": ("Step {index_1} of {total}", "第 {index_1}/{total} 步"),
+    "wording.title_of.request": ("{kind} request · {who}", "{kind}申请 · {who}"),
+    "wording.request_facts.requester": ("Requester", "申请人"),
+    "wording.request_facts.type": ("Type", "类型"),
+    "wording.request_facts.dates": ("Dates", "日期"),
+    "wording.request_facts.working_days": ("Working days", "工作日"),
+    "wording.request_facts.balance_after": ("Balance after", "审批后余额"),
+    "wording.request_facts.left": ("{left} left", "剩余 {left}"),
+    "wording.out_line.pending": (" (pending)", "（待批）"),
+    "wording.out_line.2": ("{o_name}: {dates}{pending}", "{o_name}：{dates}{pending}"),
+    "wording.decision_text.for": (" for {holder}", "（代 {holder}）"),
+    "wording.decision_text.approved_by_at": (
+        "Approved by {by}{for_whom} at {at}",
+        "{by}{for_whom} 已于 {at} 批准",
+    ),
+    "wording.decision_text.3": (" — {comment}", "：{comment}"),
+    "wording.decision_text.rejected_by_at": (
+        "Rejected by {by}{for_whom} at {at}",
+        "{by}{for_whom} 已于 {at} 驳回",
+    ),
+    "wording.decision_text.5": (" — {comment}", "：{comment}"),
+    "wording.decision_text.approved_automatically_by_the": (
+        "Approved automatically by the process rules",
+        "已按流程规则自动批准",
+    ),
+    "wording.decision_text.expired_without_a_decision": (
+        "Expired without a decision",
+        "未获审批，已过期",
+    ),
+    "wording.decision_text.withdrawn_by_the_requester": (
+        "Withdrawn by the requester",
+        "申请人已撤回",
+    ),
+    "wording.decision_text.reassigned_to": (
+        "Reassigned to {name_of_engine_step_assignee}",
+        "已转交 {name_of_engine_step_assignee}",
+    ),
+    "wording.decision_text.10": (" — {routed}", "：{routed}"),
+    "wording.open_step_line.1": ("{holder}, {phrase}", "{holder}（{phrase}）"),
+    "wording.headline.your_request_was_submitted": (
+        "Your request was submitted and approved automatically.",
+        "你的申请已提交，并已自动批准。",
+    ),
+    "wording.headline.your_request_was_submitted_": (
+        "Your request was submitted.",
+        "你的申请已提交。",
+    ),
+    "wording.headline.your_request_went_to": (
+        "Your request went to {now}.",
+        "你的申请已提交给 {now} 审批。",
+    ),
+    "wording.headline.approved_of_your_request": (
+        "{by} approved {where} of your request.",
+        "{by} 已批准你的申请（{where}）。",
+    ),
+    "wording.headline.next": (" Next: {now}.", "下一步：{now}。"),
+    "wording.headline.your_request_is_approved": ("Your request is approved.", "你的申请已批准。"),
+    "wording.headline.rejected_your_request": (
+        "{by} rejected your request.",
+        "{by} 驳回了你的申请。",
+    ),
+    "wording.headline.this_request_was_withdrawn": (
+        "This request was withdrawn.",
+        "此申请已撤回。",
+    ),
+    "wording.headline.reminder_sent_to": ("Reminder sent to {to}.", "已提醒 {to}。"),
+    "wording.headline.your_request_is_now": (
+        "Your request is now with {now}.",
+        "你的申请现由 {now} 审批。",
+    ),
+    "wording.headline.your_request_is": ("Your request is {where}.", "你的申请：{where}。"),
+    "wording.detail.note": ("Note", "附言"),
+    "wording.detail.reason": ("Reason", "理由"),
+    "wording.detail.comment": ("Comment", "意见"),
+    "wording.outcome_text.cancelled_nothing_was_sent": (
+        "Cancelled: nothing was sent",
+        "已取消：未发送任何内容",
+    ),
+    "wording.outcome_text.waiting_for": ("waiting for {holder} ({n})", "等待 {holder} 审批（{n}）"),
+    "wording.outcome_text.submitted": ("Submitted — {where}", "已提交，{where}"),
+    "wording.outcome_text.submitted_and_approved_automatically": (
+        "Submitted and approved automatically",
+        "已提交，并已自动批准",
+    ),
+    "wording.outcome_text.submitted_": ("Submitted", "已提交"),
+    "wording.outcome_text.rejected": ("Rejected", "已驳回"),
+    "wording.outcome_text.approved_now": ("Approved — now {where}", "已批准，现{where}"),
+    "wording.outcome_text.approved": ("Approved", "已批准"),
+    "wording.outcome_text.withdrawn": ("Withdrawn", "已撤回"),
+    "wording.outcome_text.reminder_sent_to": ("Reminder sent to {holder}", "已提醒 {holder}"),
+    "wording.outcome_text.reminder_sent": ("Reminder sent", "已发送提醒"),
+    "wording.outcome_text.done": ("Done", "已完成"),
+    "wording.not_in_directory.sorry_your_account_is": (
+        "Sorry — your {platform} account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
+        "抱歉，你的{platform}账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
+    ),
+    "wording.expired_text.your_request_had_no": (
+        "Your request ({subject}) had no decision within {days} days and has expired; its days were released. Ask again if you still need it.",
+        "你的申请（{subject}）{days} 天内无人审批，已过期，占用的假期已释放。如仍需要，请重新申请。",
+    ),
+    "wording.expired_text.s_request_expired_before": (
+        "{name}'s request ({subject}) expired before a decision; there is nothing left to do.",
+        "{name} 的申请（{subject}）未获审批已过期，无需处理。",
+    ),
+    "wording.escalated_text.s_request_had_no": (
+        "{requester}'s request ({subject}) had no decision within {sla_hours:g} working hours, so it now waits for {who}. You can still decide it.",
+        "{requester} 的申请（{subject}）在 {sla_hours:g} 个工作小时内未审批，已转交 {who}。你仍可以审批。",
+    ),
+    "wording.digest_title.one": ("1 request waiting for your approval", "1 个申请等待你审批"),
+    "wording.digest_title.many": (
+        "{count} requests waiting for your approval",
+        "{count} 个申请等待你审批",
+    ),
+    "wording.weekly_out_title.who_s_out_next": (
+        "Who's out next week ({dates})",
+        "下周请假的人（{dates}）",
+    ),
+    "wording.nobody_out.nobody_in_your_team": ("Nobody in your team is out.", "团队中没有人请假。"),
+    "wording.delegated_text.delegated_decides_your_approvals": (
+        "Delegated: {delegate} decides your approvals, {dates}",
+        "已委托：{delegate} 代你审批（{dates}）",
+    ),
+    "wording.button_not_valid.this_button_is_not": (
+        "This button is not valid any more.",
+        "此按钮已失效。",
+    ),
     # the short line under a refused step (the answer carries the sentence)
     "step.refused": ("Not possible as asked", "无法按此办理"),
     "step.refused.overlapping_leave": ("Overlaps leave you already have", "与已有的请假重叠"),

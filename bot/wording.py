@@ -64,10 +64,8 @@ def step_name(step: Step, locale: str) -> str:
 def step_of(index: int, total: int, name: str | None, locale: str) -> str:
     """'Step 1 of 2 (Manager)' / '第 1/2 步（直属主管）'."""
     if name:
-        return t(
-            locale, f"Step {index + 1} of {total} ({name})", f"第 {index + 1}/{total} 步（{name}）"
-        )
-    return t(locale, f"Step {index + 1} of {total}", f"第 {index + 1}/{total} 步")
+        return say("wording.step_of.step_of", locale, index_1=index + 1, total=total, name=name)
+    return say("wording.step_of.step_of_", locale, index_1=index + 1, total=total)
 
 
 def process_name(engine: Engine, req: Request, locale: str) -> str:
@@ -78,7 +76,7 @@ def process_name(engine: Engine, req: Request, locale: str) -> str:
 def title_of(req: Request, engine: Engine, locale: str) -> str:
     """'Leave request · 张三' / '请假申请 · 张三'."""
     kind, who = process_name(engine, req, locale), name_of(engine, req.requester)
-    return t(locale, f"{kind} request · {who}", f"{kind}申请 · {who}")
+    return say("wording.title_of.request", locale, kind=kind, who=who)
 
 
 def id_line(req: Request, reader: Reader | str) -> str:
@@ -116,7 +114,7 @@ def request_facts(
     req: Request, engine: Engine, locale: str, balance_after: float | None = None
 ) -> list[tuple[str, str]]:
     """(label, value) pairs: requester, type, dates, working days, balance after; or the form's fields."""
-    pairs = [(t(locale, "Requester", "申请人"), name_of(engine, req.requester))]
+    pairs = [(say("wording.request_facts.requester", locale), name_of(engine, req.requester))]
     f = req.fields
     if req.is_leave:
         dates = fmt_range(
@@ -127,17 +125,20 @@ def request_facts(
             locale,
         )
         pairs += [
-            (t(locale, "Type", "类型"), leave_type_name(engine, f["leave_type"], locale)),
-            (t(locale, "Dates", "日期"), dates),
+            (
+                say("wording.request_facts.type", locale),
+                leave_type_name(engine, f["leave_type"], locale),
+            ),
+            (say("wording.request_facts.dates", locale), dates),
         ]
         if isinstance(wd := req.derived.get("working_days"), int | float):
-            pairs.append((t(locale, "Working days", "工作日"), fmt_days(wd, locale)))
+            pairs.append((say("wording.request_facts.working_days", locale), fmt_days(wd, locale)))
         if balance_after is not None:
             left = days_text(balance_after, locale)
             pairs.append(
                 (
-                    t(locale, "Balance after", "审批后余额"),
-                    t(locale, f"{left} left", f"剩余 {left}"),
+                    say("wording.request_facts.balance_after", locale),
+                    say("wording.request_facts.left", locale, left=left),
                 )
             )
         return pairs
@@ -251,8 +252,8 @@ def long_label(key: str, action: str, locale: str) -> str:
 def out_line(o: OutEntry, locale: str) -> str:
     """'李四: Thu 3 Dec 2026 – Fri 4 Dec 2026 (pending)'."""
     dates = fmt_range(o.start, o.end, o.start_half, o.end_half, locale)
-    pending = t(locale, " (pending)", "（待批）") if o.tentative else ""
-    return t(locale, f"{o.name}: {dates}{pending}", f"{o.name}：{dates}{pending}")
+    pending = say("wording.out_line.pending", locale) if o.tentative else ""
+    return say("wording.out_line.2", locale, o_name=o.name, dates=dates, pending=pending)
 
 
 # Sentences the scheduler stored before reasons were codes: read back into codes (names, not ids).
@@ -335,43 +336,41 @@ def decision_text(
     for_whom = ""
     if step.decided_by and step.assignee and step.decided_by != step.assignee:
         holder = name_of(engine, step.assignee)
-        for_whom = t(locale, f" for {holder}", f"（代 {holder}）")
+        for_whom = say("wording.decision_text.for", locale, holder=holder)
     comment = (step.comment or "").strip()
     match step.status:
         case StepStatus.APPROVED:
-            text = t(
-                locale, f"Approved by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 批准"
+            text = say(
+                "wording.decision_text.approved_by_at", locale, by=by, for_whom=for_whom, at=at
             )
             return "approved", text + (
-                t(locale, f" — {comment}", f"：{comment}") if comment else ""
+                say("wording.decision_text.3", locale, comment=comment) if comment else ""
             )
         case StepStatus.REJECTED:
-            text = t(
-                locale, f"Rejected by {by}{for_whom} at {at}", f"{by}{for_whom} 已于 {at} 驳回"
+            text = say(
+                "wording.decision_text.rejected_by_at", locale, by=by, for_whom=for_whom, at=at
             )
             return "rejected", text + (
-                t(locale, f" — {comment}", f"：{comment}") if comment else ""
+                say("wording.decision_text.5", locale, comment=comment) if comment else ""
             )
         case StepStatus.AUTO_APPROVED:
-            return "approved", t(
-                locale, "Approved automatically by the process rules", "已按流程规则自动批准"
-            )
+            return "approved", say("wording.decision_text.approved_automatically_by_the", locale)
         case StepStatus.CANCELLED if req.status is RequestStatus.EXPIRED:
-            return "expired", t(locale, "Expired without a decision", "未获审批，已过期")
+            return "expired", say("wording.decision_text.expired_without_a_decision", locale)
         case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
-            return "withdrawn", t(locale, "Withdrawn by the requester", "申请人已撤回")
+            return "withdrawn", say("wording.decision_text.withdrawn_by_the_requester", locale)
         case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:
             rejected = next((s for s in req.steps if s.status is StepStatus.REJECTED), None)
             if rejected is not None:
                 return decision_text(req, rejected.index, engine, rd)
         case StepStatus.PENDING if req.current_step == index:
-            text = t(
+            text = say(
+                "wording.decision_text.reassigned_to",
                 locale,
-                f"Reassigned to {name_of(engine, step.assignee)}",
-                f"已转交 {name_of(engine, step.assignee)}",
+                name_of_engine_step_assignee=name_of(engine, step.assignee),
             )
             if (routed := routed_text(step, engine, locale)) is not None:
-                text += t(locale, f" — {routed}", f"：{routed}")
+                text += say("wording.decision_text.10", locale, routed=routed)
             return "reassigned", text
     return "open", where_it_is(req, engine.directory, locale)
 
@@ -390,7 +389,7 @@ def _open_step_line(req: Request, engine: Engine, locale: str) -> str | None:
         return None
     holder = name_of(engine, step.assignee or step.approver)
     phrase = step_phrase(step.index, len(req.steps), step_name(step, locale), locale)
-    return t(locale, f"{holder}, {phrase}", f"{holder}（{phrase}）")
+    return say("wording.open_step_line.1", locale, holder=holder, phrase=phrase)
 
 
 def headline(
@@ -402,43 +401,31 @@ def headline(
     match event_type:
         case "request_submitted":
             if now is None and req.status is RequestStatus.APPROVED:
-                return "approved", t(
-                    locale,
-                    "Your request was submitted and approved automatically.",
-                    "你的申请已提交，并已自动批准。",
-                )
+                return "approved", say("wording.headline.your_request_was_submitted", locale)
             if now is None:
-                return "info", t(locale, "Your request was submitted.", "你的申请已提交。")
-            return "info", t(
-                locale, f"Your request went to {now}.", f"你的申请已提交给 {now} 审批。"
-            )
+                return "info", say("wording.headline.your_request_was_submitted_", locale)
+            return "info", say("wording.headline.your_request_went_to", locale, now=now)
         case "step_approved":
             index = int(data.get("step", 0))
             name = step_name(req.steps[index], locale) if index < len(req.steps) else None
             where = step_phrase(index, len(req.steps), name, locale)
-            text = t(
-                locale,
-                f"{by} approved {where} of your request.",
-                f"{by} 已批准你的申请（{where}）。",
-            )
+            text = say("wording.headline.approved_of_your_request", locale, by=by, where=where)
             if now is not None:
-                text += t(locale, f" Next: {now}.", f"下一步：{now}。")
+                text += say("wording.headline.next", locale, now=now)
             return "approved", text
         case "request_approved":
-            return "approved", t(locale, "Your request is approved.", "你的申请已批准。")
+            return "approved", say("wording.headline.your_request_is_approved", locale)
         case "request_rejected":
-            return "rejected", t(locale, f"{by} rejected your request.", f"{by} 驳回了你的申请。")
+            return "rejected", say("wording.headline.rejected_your_request", locale, by=by)
         case "request_withdrawn":
-            return "withdrawn", t(locale, "This request was withdrawn.", "此申请已撤回。")
+            return "withdrawn", say("wording.headline.this_request_was_withdrawn", locale)
         case "reminder_sent":
             to = name_of(engine, data.get("assignee")) if data.get("assignee") else now or "?"
-            return "info", t(locale, f"Reminder sent to {to}.", f"已提醒 {to}。")
+            return "info", say("wording.headline.reminder_sent_to", locale, to=to)
         case "task_assigned" | "step_escalated" if now is not None:
-            return "info", t(
-                locale, f"Your request is now with {now}.", f"你的申请现由 {now} 审批。"
-            )
+            return "info", say("wording.headline.your_request_is_now", locale, now=now)
     where = where_it_is(req, engine.directory, locale)
-    return "info", t(locale, f"Your request is {where}.", f"你的申请：{where}。")
+    return "info", say("wording.headline.your_request_is", locale, where=where)
 
 
 def detail(event_type: str, locale: str, data: dict[str, Any]) -> tuple[str, str] | None:
@@ -448,11 +435,11 @@ def detail(event_type: str, locale: str, data: dict[str, Any]) -> tuple[str, str
     if not isinstance(value, str) or not value.strip():
         return None
     if key == "note":
-        label = t(locale, "Note", "附言")
+        label = say("wording.detail.note", locale)
     elif key == "reason" or event_type == "request_rejected":
-        label = t(locale, "Reason", "理由")
+        label = say("wording.detail.reason", locale)
     else:
-        label = t(locale, "Comment", "意见")
+        label = say("wording.detail.comment", locale)
     return label, value.strip()
 
 
@@ -472,48 +459,43 @@ def confirm_label(p: ProposalReady, locale: str) -> tuple[str, str]:
 def outcome_text(kind: str, request: Request | None, engine: Engine, locale: str) -> str:
     """What a click on a confirm card did (kind: submit, decide, withdraw, remind, cancel)."""
     if kind in ("cancel", "cancelled") or request is None:
-        return t(locale, "Cancelled: nothing was sent", "已取消：未发送任何内容")
+        return say("wording.outcome_text.cancelled_nothing_was_sent", locale)
     step = request.open_step()
     where = ""
     if step is not None:
         holder = name_of(engine, step.assignee or step.approver)
-        n = step_of(step.index, len(request.steps), None, locale)
-        where = t(
-            locale, f"waiting for {holder} ({n[:1].lower() + n[1:]})", f"等待 {holder} 审批（{n}）"
-        )
+        n = step_phrase(step.index, len(request.steps), None, locale)
+        where = say("wording.outcome_text.waiting_for", locale, holder=holder, n=n)
     match kind:
         case "submit":
             if where:
-                return t(locale, f"Submitted — {where}", f"已提交，{where}")
+                return say("wording.outcome_text.submitted", locale, where=where)
             if request.status is RequestStatus.APPROVED:
-                return t(locale, "Submitted and approved automatically", "已提交，并已自动批准")
-            return t(locale, "Submitted", "已提交")
+                return say("wording.outcome_text.submitted_and_approved_automatically", locale)
+            return say("wording.outcome_text.submitted_", locale)
         case "decide":
             if request.status is RequestStatus.REJECTED:
-                return t(locale, "Rejected", "已驳回")
+                return say("wording.outcome_text.rejected", locale)
             return (
-                t(locale, f"Approved — now {where}", f"已批准，现{where}")
+                say("wording.outcome_text.approved_now", locale, where=where)
                 if where
-                else t(locale, "Approved", "已批准")
+                else say("wording.outcome_text.approved", locale)
             )
         case "withdraw":
-            return t(locale, "Withdrawn", "已撤回")
+            return say("wording.outcome_text.withdrawn", locale)
         case "remind":
             if step is not None:
                 holder = name_of(engine, step.assignee or step.approver)
-                return t(locale, f"Reminder sent to {holder}", f"已提醒 {holder}")
-            return t(locale, "Reminder sent", "已发送提醒")
-    return t(locale, "Done", "已完成")
+                return say("wording.outcome_text.reminder_sent_to", locale, holder=holder)
+            return say("wording.outcome_text.reminder_sent", locale)
+    return say("wording.outcome_text.done", locale)
 
 
 def not_in_directory(locale: str, hr: str, platform: str = "Feishu") -> str:
     """The polite answer to someone the directory does not know; `platform` names their account."""
-    zh_platform = {"Feishu": "飞书", "Slack": " Slack "}.get(platform, platform)
-    return t(
-        locale,
-        f"Sorry — your {platform} account is not in the approvals directory yet, so I can't act for you. Please ask HR ({hr}) to add you.",
-        f"抱歉，你的{zh_platform}账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
-    )
+    if locale == "zh":  # the platform's own Chinese name
+        platform = {"Feishu": "飞书", "Slack": " Slack "}.get(platform, platform)
+    return say("wording.not_in_directory.sorry_your_account_is", locale, platform=platform, hr=hr)
 
 
 # --- the worker's notices (plain sentences; each platform adds its markup) --------------------
@@ -523,16 +505,18 @@ def expired_text(request: Request, engine: Engine, locale: str, *, for_requester
     days = engine.config.policy.expire_after_days
     subject = what(request, engine.config, locale)
     if for_requester:
-        return t(
+        return say(
+            "wording.expired_text.your_request_had_no",
             locale,
-            f"Your request {request.id} ({subject}) had no decision within {days} days and has expired; its days were released. Ask again if you still need it.",
-            f"你的申请 {request.id}（{subject}）{days} 天内无人审批，已过期，占用的假期已释放。如仍需要，请重新申请。",
+            subject=subject,
+            days=days,
         )
     name = engine.person(request.requester).name
-    return t(
+    return say(
+        "wording.expired_text.s_request_expired_before",
         locale,
-        f"{name}'s request {request.id} ({subject}) expired before a decision; there is nothing left to do.",
-        f"{name} 的申请 {request.id}（{subject}）未获审批已过期，无需处理。",
+        name=name,
+        subject=subject,
     )
 
 
@@ -540,28 +524,28 @@ def escalated_text(request: Request, engine: Engine, locale: str, to: str, sla_h
     """To the approver the step was taken from: who has it now, and why."""
     who = engine.person(to).name
     requester = engine.person(request.requester).name
-    return t(
+    return say(
+        "wording.escalated_text.s_request_had_no",
         locale,
-        f"{requester}'s request {request.id} had no decision within {sla_hours:g} working hours, so it now waits for {who}. You can still decide it.",
-        f"{requester} 的申请 {request.id} 在 {sla_hours:g} 个工作小时内未审批，已转交 {who}。你仍可以审批。",
+        requester=requester,
+        subject=what(request, engine.config, locale),
+        sla_hours=sla_hours,
+        who=who,
     )
 
 
 def digest_title(count: int, locale: str) -> str:
-    return t(
-        locale,
-        f"{count} request{'s' if count != 1 else ''} waiting for your approval",
-        f"{count} 个申请等待你审批",
-    )
+    code = "wording.digest_title.one" if count == 1 else "wording.digest_title.many"
+    return say(code, locale, count=count)
 
 
 def weekly_out_title(start: date, end: date, locale: str) -> str:
     dates = fmt_range(start, end, False, False, locale)
-    return t(locale, f"Who's out next week ({dates})", f"下周请假的人（{dates}）")
+    return say("wording.weekly_out_title.who_s_out_next", locale, dates=dates)
 
 
 def nobody_out(locale: str) -> str:
-    return t(locale, "Nobody in your team is out.", "团队中没有人请假。")
+    return say("wording.nobody_out.nobody_in_your_team", locale)
 
 
 # --- the conversation core's sentences ----------------------------------------------------------
@@ -575,15 +559,16 @@ def replaced_by_card_below(locale: str) -> str:
 def delegated_text(delegate: str, start: date, end: date, locale: str) -> str:
     """What a confirmed delegation did."""
     dates = fmt_range(start, end, False, False, locale)
-    return t(
+    return say(
+        "wording.delegated_text.delegated_decides_your_approvals",
         locale,
-        f"Delegated: {delegate} decides your approvals, {dates}",
-        f"已委托：{delegate} 代你审批（{dates}）",
+        delegate=delegate,
+        dates=dates,
     )
 
 
 def button_not_valid(locale: str) -> str:
-    return t(locale, "This button is not valid any more.", "此按钮已失效。")
+    return say("wording.button_not_valid.this_button_is_not", locale)
 
 
 def store_unreachable(locale: str, *, changed_nothing: bool = True) -> str:
