@@ -360,6 +360,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "This button is not valid any more.",
         "此按钮已失效。",
     ),
+    # bot/eval/runner.py
+    "eval.click.cancelled_nothing_was_sent": (
+        "(Cancelled: nothing was sent.)",
+        "（已取消：没有提交任何内容。）",
+    ),
+    "eval.click.delegation_set": ("delegation set", "委托已生效"),
+    "eval.click.confirmed_by": ("(Confirmed by {name}: {line})", "（{name} 已确认：{line}）"),
+    "eval.click.not_done": ("(Not done: {e})", "（未完成：{e}）"),
     # the short line under a refused step (the answer carries the sentence)
     "step.refused": ("Not possible as asked", "无法按此办理"),
     "step.refused.overlapping_leave": ("Overlaps leave you already have", "与已有的请假重叠"),

@@ -11,7 +11,7 @@ from typing import IO, TYPE_CHECKING
 
 import fakeredis
 
-from agent.i18n import t
+from agent.catalogue import say
 from agent.loop import Agent
 from agent.memory import ThreadMemory
 from agent.model import ChatModel
@@ -195,7 +195,7 @@ async def _click(turn: Turn, run: ScenarioRun, record: TurnRecord) -> list[str]:
             if action == "cancel":
                 await engine.cancel(pending_id, person)
                 outcome = "cancelled"
-                note = t(locale, "(Cancelled: nothing was sent.)", "（已取消：没有提交任何内容。）")
+                note = say("eval.click.cancelled_nothing_was_sent", locale)
             else:
                 done = await engine.confirm(pending_id, person)
                 outcome = "repeated" if done.repeated else "confirmed"
@@ -204,11 +204,11 @@ async def _click(turn: Turn, run: ScenarioRun, record: TurnRecord) -> list[str]:
                     req = done.request
                     line = f"{req.id} {what(req, engine.config, locale)} — {where_it_is(req, engine.directory, locale)}"
                 else:
-                    line = t(locale, "delegation set", "委托已生效")
-                note = t(locale, f"(Confirmed by {name}: {line})", f"（{name} 已确认：{line}）")
+                    line = say("eval.click.delegation_set", locale)
+                note = say("eval.click.confirmed_by", locale, name=name, line=line)
         except WorkflowError as e:
             outcome = f"refused:{e.code}"
-            note = t(locale, f"(Not done: {e})", f"（未完成：{e}）")
+            note = say("eval.click.not_done", locale, e=e)
         record.clicks.append(ClickRecord(action, pending_id, outcome))
         await run.memory.note(run.thread, note)
     return []
