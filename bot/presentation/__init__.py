@@ -8,5 +8,6 @@
 - text.py: any card as terminal text; history.py: a conversation as a person reads it
 
 Each surface serializes a Card: bot/slack/blocks_cards.py (Block Kit), bot/feishu/cards.py
-(card JSON), text.py (terminal and logs). Sentences come from the catalogue in bot/wording.py.
+(card JSON), text.py (terminal and logs). Sentences come from the catalogue (agent/catalogue.py,
+composed by bot/wording.py); forms.py is the leave form, which Slack and Feishu serialize.
 """
