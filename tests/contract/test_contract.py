@@ -302,3 +302,37 @@ async def test_a_reminder_card_closes_with_the_decision(surfaces, name):
     if name != "terminal":
         none_waits(s, "priya", "emma")
         assert len([c for c in s.cards("emma") if "Approved by Emma Clarke" in c.text]) == 2
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_an_expired_request_leaves_nothing_waiting(surfaces, name):
+    """Nobody decides Priya's January leave: it escalates, then expires; every card says so."""
+    s = await surfaces(name)
+    rid = await submit(s, "priya", "annual leave from 11 Jan to 12 Jan")
+    scheduler = Scheduler(s.engine)
+    for _ in range(40):  # a day at a time: past the SLA, then past the expiry
+        s.engine.clock.advance(timedelta(days=1))  # type: ignore[attr-defined]
+        await scheduler.run_due()
+        await s.settle()
+    assert (await s.engine.get_request(rid, "priya")).status is RequestStatus.EXPIRED
+    no_live_buttons(s, "priya", "emma", "david")
+    reads_right(s, ("priya", "emma", "david"))
+    if name != "terminal":
+        none_waits(s, "priya", "emma", "david")
+        assert any("expired" in c.text.lower() for c in s.cards("priya"))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_an_automatic_approval_says_so_everywhere(surfaces, name):
+    """Half a day of sick leave needs no sign-off: the card and the notice say it is approved."""
+    s = await surfaces(name)
+    thread = await s.say("priya", "sick tomorrow afternoon")
+    [card] = live(s.cards("priya"), CONFIRM, thread)
+    await s.click("priya", card, CONFIRM)
+    [req] = await s.engine.my_requests("priya")
+    assert req.status is RequestStatus.APPROVED
+    no_live_buttons(s, "priya", "emma")
+    reads_right(s, ("priya", "emma"))
+    if name != "terminal":
+        none_waits(s, "priya", "emma")
+        assert any("approved automatically" in c.text for c in s.cards("priya"))
