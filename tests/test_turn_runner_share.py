@@ -74,3 +74,13 @@ async def test_two_runners_share_a_burst():
     first = await queue.read(a.consumer, a._take())
     second = await queue.read(b.consumer, b._take())
     assert len(first) == 16 and len(second) == 16
+
+
+async def test_a_runner_on_a_busy_machine_still_takes_turns_when_it_runs_none():
+    """A late event loop with no turn of its own running is other processes' load: it reads anyway."""
+    queue = TurnQueue(fakeredis.FakeAsyncRedis(decode_responses=True), "acme")
+    runner = TurnRunner(queue, limits=RunnerLimits(max_lag_ms=50))
+    runner.lag.ms = 500.0
+    assert runner.free() > 0
+    runner.running = 3  # its own turns are what makes it late: it waits
+    assert runner.free() == 0

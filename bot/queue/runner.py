@@ -116,7 +116,10 @@ class TurnRunner:
         return int(self.limits.lease_s * 1000)
 
     def free(self) -> int:
-        if self.lag.ms > self.limits.max_lag_ms or self.acking():
+        # a late loop with no turn of ours running is someone else's load: take turns anyway
+        # (on a busy machine the runner otherwise stopped for good with entries queued)
+        busy = self.running > 0 and self.lag.ms > self.limits.max_lag_ms
+        if busy or self.acking():
             return 0
         return max(0, self.limits.max_turns - self.running)
 
