@@ -516,6 +516,20 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "I can't reach my database right now; please try again in a minute.",
         "暂时无法连接数据库，请一分钟后再试。",
     ),
+    # acting for someone (HR files or withdraws a person's leave)
+    "label.on_behalf_of": ("On behalf of", "代办对象"),
+    "label.filed_by": ("Filed by", "代办人"),
+    "value.filed_by": ("{by} (HR), on behalf of {who}", "{by}（人事）代{who}提交"),
+    "headline.acted_for.submitted": (
+        "HR ({by}) filed this request for you.",
+        "人事（{by}）已代你提交此申请。",
+    ),
+    "proposal.on_behalf": (" Filed on behalf of {who}.", "代{who}提交。"),
+    "headline.acted_for.went_to": (" It went to {now}.", "已提交给 {now} 审批。"),
+    "headline.acted_for.withdrawn": (
+        "HR ({by}) withdrew this request for you.",
+        "人事（{by}）已代你撤回此申请。",
+    ),
 }
 
 

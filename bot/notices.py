@@ -17,6 +17,7 @@ from workflow.engine import Engine
 from workflow.models import EventType, Request, RequestStatus, StepStatus
 from workflow.outbox import OutboxEvent
 from workflow.payloads import (
+    ActedFor,
     DailyDigest,
     ReminderSent,
     RequestExpired,
@@ -116,6 +117,8 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
             notices.append(await card_for(data.assignee, data.step))
             if data.routed_reason:
                 notices.append(Notice(Kind.UPDATE, requester, "task_assigned"))
+        case ActedFor():  # HR acted for the person: they hear it from us, with who did it
+            notices.append(Notice(Kind.UPDATE, data.person, "acted_for"))
         case RequestWithdrawn():
             if data.assignee:
                 notices.append(Notice(Kind.UPDATE, data.assignee, "request_withdrawn"))
@@ -137,6 +140,8 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
                     Notice(Kind.REMINDER_CARD, step.assignee, step=step.index, view=view)
                 )
         case _ if event.type in _REQUESTER_NEWS:
+            if event.type is EventType.REQUEST_SUBMITTED and req.filed_by:
+                return plan  # HR filed it: the acted_for notice tells the person, once
             if not told_by_final_notice(event, req):
                 notices.append(Notice(Kind.UPDATE, requester, event.type.value))
     return plan

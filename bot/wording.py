@@ -115,6 +115,9 @@ def request_facts(
 ) -> list[tuple[str, str]]:
     """(label, value) pairs: requester, type, dates, working days, balance after; or the form's fields."""
     pairs = [(say("wording.request_facts.requester", locale), name_of(engine, req.requester))]
+    if req.filed_by:  # HR filed it: every card of it says so
+        by, who = name_of(engine, req.filed_by), name_of(engine, req.requester)
+        pairs.append((say("label.filed_by", locale), say("value.filed_by", locale, by=by, who=who)))
     f = req.fields
     if req.is_leave:
         dates = fmt_range(
@@ -159,7 +162,15 @@ def choice_text(value: object, locale: str) -> str:
 
 # Proposal fields shown on their own line, not among the facts; fields only the model needs.
 LONG_FIELDS = ("reason", "comment", "note")
-_INTERNAL = {"process", "approver", "approvers", "half_day", "balance_after", "working_days"}
+_INTERNAL = {
+    "process",
+    "approver",
+    "approvers",
+    "half_day",
+    "balance_after",
+    "working_days",
+    "on_behalf_of",
+}
 
 
 def _leave_proposal_facts(
@@ -212,6 +223,8 @@ def proposal_facts(
                 pairs = _leave_proposal_facts(f, engine, locale)
             else:
                 pairs = _form_proposal_facts(f, engine, locale)
+            if f.get("on_behalf_of"):  # HR's card for someone else's leave
+                pairs.insert(0, (say("label.on_behalf_of", locale), str(f["on_behalf_of"])))
             if approvers := [str(a) for a in f.get("approvers") or []]:
                 pairs.append((say("label.approval", locale), " → ".join(approvers)))
             if isinstance(after := f.get("balance_after"), int | float):
@@ -413,6 +426,13 @@ def headline(
             if now is not None:
                 text += say("wording.headline.next", locale, now=now)
             return "approved", text
+        case "acted_for" if data.get("action") == "withdrawn":
+            return "withdrawn", say("headline.acted_for.withdrawn", locale, by=by)
+        case "acted_for":
+            text = say("headline.acted_for.submitted", locale, by=by)
+            if now is not None:
+                text += say("headline.acted_for.went_to", locale, now=now)
+            return "info", text
         case "request_approved":
             return "approved", say("wording.headline.your_request_is_approved", locale)
         case "request_rejected":

@@ -63,6 +63,8 @@ def _request_fields(ctx: ToolContext, proposal: Proposal) -> dict[str, Any]:
         fields["half_day"] = half_day(req.fields)
         fields["working_days"] = req.derived.get("working_days")
     fields["approvers"] = [d.get(s.approver).name for s in req.steps]
+    if req.filed_by:
+        fields["on_behalf_of"] = d.get(req.requester).name
     fields["approver"] = fields["approvers"][0] if fields["approvers"] else None
     if proposal.balance_after is not None:
         fields["balance_after"] = proposal.balance_after.available
@@ -91,6 +93,11 @@ class ProposeLeaveArgs(ToolArgs):
         default=False,
         description="For the second and later of several requests asked for at once: the earlier draft stays open.",
     )
+    for_person: str | None = Field(
+        default=None,
+        max_length=64,
+        description="HR only: id of the person it is for.",
+    )
 
 
 async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation:
@@ -106,7 +113,9 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
     replaced = None
     if not args.separate or args.replaces:
         replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
-    proposal = await ctx.engine.prepare_submit(ctx.actor.id, "leave", fields, replaces=replaced)
+    proposal = await ctx.engine.prepare_submit(
+        ctx.actor.id, "leave", fields, replaces=replaced, on_behalf_of=args.for_person
+    )
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
     after = proposal.balance_after
@@ -116,6 +125,8 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
     summary = (
         say("propose.request", loc, what=what(req, ctx.engine.config, loc), chain=chain) + left
     )
+    if req.filed_by:  # HR's draft for someone: the card and the answer say whose it is
+        summary += say("proposal.on_behalf", loc, who=ctx.engine.person(req.requester).name)
     return await _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
