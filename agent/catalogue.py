@@ -212,7 +212,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "chat.cancelled": ("({text}.)", "（{text}。）"),
     "chat.confirmed": ("(Confirmed: {text})", "（已确认：{text}）"),
     "chat.reason": ("Reason: {text}", "事由：{text}"),
-    "chat.decide": ("[a]pprove / [r]eject / [s]kip? ", "[a]批准 / [r]驳回 / [s]跳过？"),
+    "chat.decide": (
+        "[a]pprove / [r]eject / [o]ther dates / [s]kip? ",
+        "[a]批准 / [r]驳回 / [o]建议其他日期 / [s]跳过？",
+    ),
     "chat.reject_reason": ("Reason: ", "理由："),
     "chat.now_you": ("You are now {who}.", "你现在是 {who}。"),
     "chat.in_process": ("an in-process store (nothing persisted)", "进程内存储（不持久化）"),
@@ -530,6 +533,70 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "HR ({by}) withdrew this request for you.",
         "人事（{by}）已代你撤回此申请。",
     ),
+    # counter-offers: an approver suggests other dates, the requester accepts or declines
+    "button.suggest_dates": ("Suggest other dates", "建议其他日期"),
+    "button.accept": ("Accept", "接受"),
+    "button.decline": ("Decline", "拒绝"),
+    "button.send": ("Send", "发送"),
+    "form.counter.title": ("Suggest other dates", "建议其他日期"),
+    "form.counter.start": ("First day", "开始日期"),
+    "form.counter.end": ("Last day", "结束日期"),
+    "form.counter.note": ("Note to {who} (optional)", "给{who}的留言（可选）"),
+    "form.counter.bad_date": ("Pick a date (YYYY-MM-DD).", "请选择日期（YYYY-MM-DD）。"),
+    "label.asked_dates": ("Asked for", "原申请日期"),
+    "label.suggested_dates": ("Suggested dates", "建议日期"),
+    "headline.counter.proposed": (
+        "{by} suggests other dates for your request.",
+        "{by} 建议你的申请改期。",
+    ),
+    "line.counter.then": (
+        "Accept, and {by} decides your request on these dates. Decline, and it stays as it is.",
+        "接受后由 {by} 按新日期审批；拒绝则申请保持不变。",
+    ),
+    "line.counter.waiting": (
+        "{by} suggested {dates}; waiting for {who}'s answer.",
+        "{by} 已建议改为 {dates}，等待{who}答复。",
+    ),
+    "outcome.counter.accepted": (
+        "You accepted {dates}; {by} decides your request on them.",
+        "你已接受 {dates}，由 {by} 按新日期审批。",
+    ),
+    "outcome.counter.declined": (
+        "You declined; your request stays {dates}.",
+        "你已拒绝，申请保持 {dates}。",
+    ),
+    "outcome.counter.lapsed": (
+        "These dates no longer apply: the request moved on.",
+        "这些日期已不再适用：申请已有新进展。",
+    ),
+    "prompt.counter": ("[a]ccept / [d]ecline / [s]kip? ", "[a]接受 / [d]拒绝 / [s]跳过？"),
+    "line.no_offers": (
+        "No approver has suggested other dates for your requests.",
+        "没有审批人为你的申请建议其他日期。",
+    ),
+    "answer.counter.sent": ("Suggested {dates} to {who}", "已向{who}建议改为 {dates}"),
+    "headline.counter.accepted": (
+        "{who} accepted your suggested dates ({dates}); approve or reject them on the new card.",
+        "{who} 接受了你建议的日期（{dates}），请在新卡片上批准或驳回。",
+    ),
+    "headline.counter.declined": (
+        "{who} declined your suggested dates; the request stays {dates}.",
+        "{who} 拒绝了你建议的日期，申请保持 {dates}。",
+    ),
+    "line.dates_changed": (
+        "The dates changed to {dates}: decide it on the newer card.",
+        "日期已改为 {dates}：请在较新的卡片上审批。",
+    ),
+    # bulk decisions: the digest and the Home tab
+    "button.approve_selected": ("Approve selected", "批准所选"),
+    "dialog.bulk.title": ("Approve the selected?", "批准所选申请？"),
+    "dialog.bulk.text": (
+        "Each selected request is approved on its own; you get one summary.",
+        "将逐一批准所选申请，完成后给你一份汇总。",
+    ),
+    "answer.bulk.summary": ("Approved {done} of {total}.", "已批准 {done}/{total} 项。"),
+    "answer.bulk.refused": ("Not approved: {id} — {why}", "未批准：{id} — {why}"),
+    "answer.bulk.none": ("Select at least one request.", "请至少选择一个申请。"),
 }
 
 

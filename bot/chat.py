@@ -28,15 +28,21 @@ from agent.tools.describe import what, where_it_is
 from bot import wording
 from bot.conversation import CardLifecycle, CardRegistry, Interactions
 from bot.conversation.feeds import CalendarFeeds
+from bot.conversation.interactions import Answer
 from bot.presentation.confirm import confirm_card
+from bot.presentation.counter import counter_card
 from bot.presentation.history import conversation_lines
 from bot.presentation.text import to_text
 from bot.runtime import Runtime
+from bot.wording import say
+from workflow.config import Person
 from workflow.errors import WorkflowError
+from workflow.models import CounterStatus
 
 HELP = """Type a message to the bot, or a command:
   /as PERSON   switch to another person (e.g. an approver) — a new conversation
-  /pending     your pending approvals, to approve or reject
+  /pending     your pending approvals, to approve, reject or suggest other dates
+  /offers      dates an approver suggested for your requests, to accept or decline
   /calendar    a secret link to your team's leave calendar (a new one turns the last off)
   /calendar off  turn your calendar link off
   /history     this conversation so far
@@ -176,11 +182,13 @@ class ChatSession:
                 names = ", ".join(o.name for o in view.team_out)
                 self.say("  " + wording.say("home.out", self.locale, out=names))
             choice = (await self.ask(wording.say("chat.decide", self.locale))).lower()
-            if choice not in ("a", "r"):
+            if choice not in ("a", "r", "o"):
                 continue
             step = req.open_step()
             me = engine.person(self.person)
-            if choice == "r":
+            if choice == "o":
+                done = await self.suggest(me, req.id, step.index)
+            elif choice == "r":
                 reason = await self.ask(wording.say("chat.reject_reason", self.locale))
                 done = await self.core.reject(me, req.id, step.index, reason)
             else:
@@ -202,6 +210,40 @@ class ChatSession:
             self.emit({"event": "calendar", "ok": answer.ok, "text": answer.text})
         else:
             self.say(answer.text)
+
+    async def suggest(self, me: Person, request_id: str, step: int) -> Answer:
+        """The terminal's counter-offer form: first day, last day, a note."""
+        start = await self.ask(say("form.counter.start", self.locale) + " (YYYY-MM-DD): ")
+        end = await self.ask(say("form.counter.end", self.locale) + " (YYYY-MM-DD): ")
+        who = self.runtime.engine.person(
+            (await self.runtime.engine.get_request(request_id, me.id)).requester
+        ).name
+        note = await self.ask(say("form.counter.note", self.locale, who=who) + ": ")
+        done = await self.core.suggest_dates(me, request_id, step, start, end or start, note)
+        if done.ok:
+            self.say(f"  ✓ {done.text}")
+        return done
+
+    async def offers(self) -> None:
+        """Dates an approver suggested for the person's requests: accept, decline or skip each."""
+        engine = self.runtime.engine
+        me = engine.person(self.person)
+        open_ = [
+            r
+            for r in await engine.my_requests(self.person)
+            if r.counter is not None and r.counter.status is CounterStatus.OPEN
+        ]
+        if not open_:
+            self.say(say("line.no_offers", self.locale))
+            return
+        for req in open_:
+            view = await engine.request_view(req.id, self.person)
+            self.say(to_text(counter_card(req, engine, self.locale, view.balance_after)))
+            choice = (await self.ask(say("prompt.counter", self.locale))).lower()
+            if choice not in ("a", "d"):
+                continue
+            done = await self.core.answer_counter(me, req.id, accept=choice == "a")
+            self.say(f"  {'→' if done.ok else '✗'} {done.text}")
 
     async def history(self) -> None:
         self.say("\n".join(conversation_lines(await self.runtime.memory.load(self.thread))))
@@ -233,6 +275,8 @@ class ChatSession:
             await self.calendar(line.split()[1:])
         elif line == "/history":
             await self.history()
+        elif line == "/offers":
+            await self.offers()
         elif line.startswith("/"):
             self.say(HELP)
         else:

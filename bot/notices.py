@@ -6,7 +6,7 @@ each once; which people are told, with which kind of message, lives here alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import StrEnum
 from typing import Any
@@ -18,6 +18,8 @@ from workflow.models import EventType, Request, RequestStatus, StepStatus
 from workflow.outbox import OutboxEvent
 from workflow.payloads import (
     ActedFor,
+    CounterAnswered,
+    CounterProposed,
     DailyDigest,
     ReminderSent,
     RequestExpired,
@@ -42,6 +44,7 @@ class Kind(StrEnum):
     EXPIRED = "expired"
     DIGEST = "digest"
     WEEKLY_OUT = "weekly_out"
+    COUNTER_OFFER = "counter_offer"  # the requester's [Accept] [Decline] of suggested dates
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,15 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
             notices.append(await card_for(data.assignee, data.step))
             if data.routed_reason:
                 notices.append(Notice(Kind.UPDATE, requester, "task_assigned"))
+        case CounterProposed():
+            view = await engine.request_view(req.id, requester)
+            notices.append(Notice(Kind.COUNTER_OFFER, requester, step=data.step, view=view))
+        case CounterAnswered() if data.accepted and data.assignee:
+            # a fresh card with the new dates, headed by the news, to decide in one click
+            card = await card_for(data.assignee, data.step)
+            notices.append(replace(card, event_type="counter_answered"))
+        case CounterAnswered():  # declined (or the step moved on): the one who suggested is told
+            notices.append(Notice(Kind.UPDATE, data.by, "counter_answered"))
         case ActedFor():  # HR acted for the person: they hear it from us, with who did it
             notices.append(Notice(Kind.UPDATE, data.person, "acted_for"))
         case RequestWithdrawn():

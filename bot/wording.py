@@ -110,6 +110,17 @@ def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: 
     return str(value)
 
 
+def leave_dates(fields: dict[str, Any], locale: str) -> str:
+    """A leave's dates (the form's start, end and halves) as a person reads them."""
+    return fmt_range(
+        date.fromisoformat(str(fields["start"])),
+        date.fromisoformat(str(fields["end"])),
+        bool(fields.get("start_half")),
+        bool(fields.get("end_half")),
+        locale,
+    )
+
+
 def request_facts(
     req: Request, engine: Engine, locale: str, balance_after: float | None = None
 ) -> list[tuple[str, str]]:
@@ -120,13 +131,7 @@ def request_facts(
         pairs.append((say("label.filed_by", locale), say("value.filed_by", locale, by=by, who=who)))
     f = req.fields
     if req.is_leave:
-        dates = fmt_range(
-            req.leave_start(),
-            req.leave_end(),
-            bool(f.get("start_half")),
-            bool(f.get("end_half")),
-            locale,
-        )
+        dates = leave_dates(f, locale)
         pairs += [
             (
                 say("wording.request_facts.type", locale),
@@ -426,6 +431,12 @@ def headline(
             if now is not None:
                 text += say("wording.headline.next", locale, now=now)
             return "approved", text
+        case "counter_answered":  # to the approver who suggested the dates
+            key = (
+                "headline.counter.accepted" if data.get("accepted") else "headline.counter.declined"
+            )
+            who = name_of(engine, req.requester)
+            return "info", say(key, locale, who=who, dates=leave_dates(req.fields, locale))
         case "acted_for" if data.get("action") == "withdrawn":
             return "withdrawn", say("headline.acted_for.withdrawn", locale, by=by)
         case "acted_for":

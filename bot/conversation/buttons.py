@@ -26,8 +26,16 @@ FEED_CREATE = "calendar_feed_create"  # a new team calendar link (Slack's Home t
 FEED_REVOKE = "calendar_feed_revoke"  # turn the link off
 # Buttons that act on the clicker alone: no pending action or request to refer to.
 SELF_ACTIONS = frozenset({LEAVE_FORM_SUBMIT, FEED_CREATE, FEED_REVOKE})
+COUNTER_OPEN = "counter_open"  # the approver's [Suggest other dates]: opens the small form
+COUNTER_SUBMIT = "counter_submit"  # Feishu: that form card's Send
+COUNTER_ACCEPT = "counter_accept"  # the requester's [Accept] of the suggested dates
+COUNTER_DECLINE = "counter_decline"
+COUNTER_ACTIONS = frozenset({COUNTER_OPEN, COUNTER_SUBMIT, COUNTER_ACCEPT, COUNTER_DECLINE})
 PENDING_ACTIONS = frozenset({PENDING_CONFIRM, PENDING_CANCEL})
-STEP_ACTIONS = frozenset({REQUEST_APPROVE, REQUEST_REJECT, REQUEST_REJECT_SUBMIT, REQUEST_BACK})
+STEP_ACTIONS = (
+    frozenset({REQUEST_APPROVE, REQUEST_REJECT, REQUEST_REJECT_SUBMIT, REQUEST_BACK})
+    | COUNTER_ACTIONS
+)
 ACTIONS = PENDING_ACTIONS | STEP_ACTIONS
 
 

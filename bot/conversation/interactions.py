@@ -15,6 +15,7 @@ import structlog
 from agent.i18n import t
 from agent.memory import ThreadMemory
 from bot import wording
+from bot.conversation.counter import CounterClicks
 from bot.conversation.lifecycle import CardLifecycle, fingerprint, state_line, summary_of
 from bot.conversation.registry import CardRef, Role
 from bot.conversation.views import CardView, Closed, RejectForm, StepClosed, StepLive
@@ -62,7 +63,7 @@ def _superseded(pending: PendingAction) -> bool:
     )
 
 
-class Interactions:
+class Interactions(CounterClicks):
     """The conversation core's clicks over one engine, one thread memory and the card lifecycle."""
 
     def __init__(self, engine: Engine, memory: ThreadMemory, cards: CardLifecycle) -> None:

@@ -20,7 +20,9 @@ from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
 from bot.conversation.views import CardView, Closed, Drawn, StepClosed
 from bot.notices import Kind, Notice, Plan
+from bot.presentation.counter import counter_card
 from bot.presentation.requests import requester_notice
+from bot.wording import leave_dates, say
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, StepStatus
@@ -81,7 +83,19 @@ def fingerprint(req: Request) -> str:
     """What a card drawn from this request depends on: equal prints, equal cards."""
     step = req.open_step()
     steps = ",".join(f"{s.status.value}:{s.assignee}" for s in req.steps)
-    return f"{req.status.value}|{req.current_step}|{step.assignee if step else ''}|{steps}"
+    counter = req.counter.status.value if req.counter else ""
+    return (
+        f"{req.status.value}|{req.current_step}|{step.assignee if step else ''}|{steps}"
+        f"|{live_mark(req)}|{counter}"
+    )
+
+
+def live_mark(req: Request) -> str:
+    """A live approver card's mark: the dates it shows (an accepted counter-offer moves them)."""
+    if not req.is_leave:
+        return LIVE
+    f = req.fields
+    return f"{LIVE}:{f.get('start')}:{f.get('end')}:{bool(f.get('start_half'))}:{bool(f.get('end_half'))}"
 
 
 def _notice_view(card: CardRef, req: Request, engine: Engine) -> CardView | None:
@@ -92,6 +106,9 @@ def _notice_view(card: CardRef, req: Request, engine: Engine) -> CardView | None
             told = (card.outcome, card.summary)
             notice = requester_notice(card.event, req, engine, reader, card.data, told=told)
             return Drawn(notice)
+        case Kind.COUNTER_OFFER if req.counter is not None:  # answered or lapsed: no buttons
+            reader = wording.in_zone(card.locale, engine, card.holder)
+            return Drawn(counter_card(req, engine, reader, None))
         case Kind.ESCALATED_FROM:
             # "…now waits for David; you can still decide it": true only while the step is open
             step = req.open_step()
@@ -113,6 +130,12 @@ def view_for(card: CardRef, req: Request, engine: Engine) -> CardView | None:
         return _notice_view(card, req, engine)
     step = req.open_step()
     if step is not None and step.index == card.step and step.assignee == card.holder:
+        if card.shown.startswith(f"{LIVE}:") and card.shown != live_mark(req):
+            # drawn before a counter-offer moved the dates: the newer card decides them
+            moved = say(
+                "line.dates_changed", card.locale, dates=leave_dates(req.fields, card.locale)
+            )
+            return Closed(summary_of(req, engine, card.locale), moved, ok=False)
         return None
     return StepClosed(req, card.step if card.step is not None else req.current_step or 0)
 
@@ -170,7 +193,7 @@ class CardLifecycle:
                 holder=person.id,
                 locale=person.locale,
                 step=notice.step,
-                shown=LIVE if notice.view is not None else fingerprint(req),
+                shown=live_mark(req) if notice.view is not None else fingerprint(req),
             )
         else:
             outcome, told = "", ""

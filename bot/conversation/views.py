@@ -48,10 +48,18 @@ class RejectForm:
 
 
 @dataclass(frozen=True)
+class CounterForm:
+    """Other dates to suggest, asked before suggesting them (a Slack modal, a Feishu form card)."""
+
+    request: Request
+    step: int
+
+
+@dataclass(frozen=True)
 class Drawn:
     """A card the core has drawn already (a notice redrawn): each platform only serializes it."""
 
     card: Card
 
 
-CardView = Closed | StepClosed | StepLive | RejectForm | Drawn
+CardView = Closed | StepClosed | StepLive | RejectForm | CounterForm | Drawn

@@ -33,6 +33,7 @@ from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
 from bot.feishu import cards, forms
 from bot.feishu.client import FeishuClient
+from bot.feishu.counter_form import parse_counter_form
 from bot.feishu.crypto import MAX_SKEW_S, is_signed, open_callback
 from bot.feishu.edge import check_event, kept, reason_of, rejected, too_many
 from bot.feishu.errors import CallbackRejected, FeishuError
@@ -497,6 +498,16 @@ class FeishuBot:
             case buttons.REQUEST_REJECT_SUBMIT:
                 reason = str(click.form.get(cards.REASON_INPUT) or "")
                 return await self.core.reject(person, ref.request_id, ref.step, reason)
+            case buttons.COUNTER_OPEN:
+                return await self.core.open_counter(person, ref.request_id, ref.step)
+            case buttons.COUNTER_SUBMIT:
+                start, end, note = parse_counter_form(click.form)
+                return await self.core.suggest_dates(
+                    person, ref.request_id, ref.step, start, end, note
+                )
+            case buttons.COUNTER_ACCEPT | buttons.COUNTER_DECLINE:
+                accept = action == buttons.COUNTER_ACCEPT
+                return await self.core.answer_counter(person, ref.request_id, accept)
         return await self.core.back(person, ref.request_id)
 
     def reply(self, answer: Answer, person: Person) -> Reply:

@@ -6,8 +6,10 @@ import structlog
 
 from bot.conversation import CardView, RejectForm
 from bot.conversation.redraw import CardRedraw
+from bot.conversation.views import CounterForm
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
+from bot.feishu.counter_form import counter_form_card
 from bot.feishu.errors import FeishuError
 from bot.presentation.card_views import card_of
 from bot.presentation.model import Reader
@@ -22,6 +24,8 @@ def render(view: CardView, engine: Engine, locale: Reader | str) -> cards.Card:
     if isinstance(view, RejectForm):
         step = view.request.steps[view.step]
         return cards.reject_form_card(view.request, step, engine, locale)
+    if isinstance(view, CounterForm):
+        return counter_form_card(view.request, view.step, engine, locale)
     return cards.render(card_of(view, engine, locale))
 
 

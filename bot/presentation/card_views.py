@@ -6,7 +6,15 @@ reject form is a platform's own (a modal on Slack, a card with an input on Feish
 
 from __future__ import annotations
 
-from bot.conversation.views import CardView, Closed, Drawn, RejectForm, StepClosed, StepLive
+from bot.conversation.views import (
+    CardView,
+    Closed,
+    CounterForm,
+    Drawn,
+    RejectForm,
+    StepClosed,
+    StepLive,
+)
 from bot.presentation import confirm, requests
 from bot.presentation.model import Card, Reader
 from workflow.engine import Engine
@@ -28,7 +36,5 @@ def card_of(view: CardView, engine: Engine, reader: Reader | str) -> Card:
             return requests.approval_card(view.view, engine, reader, reminder=reminder)
         case Drawn():
             return view.card
-        case RejectForm():
-            raise ValueError(
-                "a reject form is each platform's own: a modal, or a card with an input"
-            )
+        case RejectForm() | CounterForm():
+            raise ValueError("a form is each platform's own: a modal, or a card with inputs")

@@ -40,6 +40,9 @@ class ActionKind(StrEnum):
     PENDING_CANCEL = "pending_cancel"
     REQUEST_APPROVE = "request_approve"
     REQUEST_REJECT = "request_reject"
+    COUNTER_OPEN = "counter_open"  # [Suggest other dates] on the approver's card
+    COUNTER_ACCEPT = "counter_accept"  # the requester's answer to suggested dates
+    COUNTER_DECLINE = "counter_decline"
 
 
 Style = Literal["primary", "danger", "default"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -9,7 +10,7 @@ from agent.i18n import fmt_range
 from agent.tools.describe import what
 from bot import wording
 from bot.notices import Kind, Notice, Plan
-from bot.presentation import requests
+from bot.presentation import counter, requests
 from bot.presentation.model import Card, Paragraph, Reader, Tone
 from bot.wording import say
 from workflow.engine import Engine
@@ -94,6 +95,10 @@ def notice_card(
     match n.kind:
         case Kind.UPDATE:
             return requests.requester_notice(n.event_type, req, engine, reader, data)
+        case Kind.APPROVAL_CARD if n.view is not None and n.event_type == "counter_answered":
+            card = requests.approval_card(n.view, engine, reader)
+            _, news = wording.headline(n.event_type, req, engine, reader.locale, data)
+            return replace(card, banner=news, fallback=f"{news} — {card.fallback}")
         case Kind.APPROVAL_CARD if n.view is not None:
             return requests.approval_card(n.view, engine, reader)
         case Kind.APPROVAL_CARD:  # decided before this event was delivered: no live buttons
@@ -104,4 +109,7 @@ def notice_card(
             return escalated_card(req, engine, reader, data["assignee"], data.get("sla_hours", 0))
         case Kind.EXPIRED:
             return expired_card(req, engine, reader, for_requester=n.for_requester)
+        case Kind.COUNTER_OFFER:
+            after = n.view.balance_after if n.view is not None else None
+            return counter.counter_card(req, engine, reader, after)
     raise ValueError(f"no card for a {n.kind} notice")

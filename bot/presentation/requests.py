@@ -7,6 +7,7 @@ from typing import Any
 
 from agent.tools.describe import what, where_it_is
 from bot import wording
+from bot.presentation import counter
 from bot.presentation.model import (
     Action,
     ActionKind,
@@ -103,6 +104,7 @@ def decision_actions(req: Request, step: Step, engine: Engine, locale: str) -> t
             **ref,
         ),
         Action(ActionKind.REQUEST_REJECT, say("button.reject", locale), "danger", **ref),
+        *counter.suggest_action(req, step.index, locale),
     )
 
 
@@ -112,6 +114,8 @@ def step_context(req: Request, step: Step, engine: Engine, reader: Reader) -> tu
     lines = [step_of(step.index, len(req.steps), step_name(step, locale), locale)]
     if (routed := wording.routed_text(step, engine, locale)) is not None:
         lines.append(routed)
+    if (suggested := counter.counter_line(req, engine, locale)) is not None:
+        lines.append(suggested)
     lines.append(wording.id_line(req, reader))
     return tuple(lines)
 

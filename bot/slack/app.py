@@ -31,13 +31,21 @@ from agent.i18n import detect_locale
 from bot import wording
 from bot.apierrors import apology, report
 from bot.budget import VerificationBudget
-from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, RejectForm, buttons
+from bot.conversation import (
+    Answer,
+    CardLifecycle,
+    CardRegistry,
+    Interactions,
+    RejectForm,
+    buttons,
+)
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
+from bot.conversation.views import CounterForm
 from bot.queue import QueueUnavailable, TurnJournal
 from bot.runtime import Runtime
-from bot.slack import blocks, blocks_delegation, blocks_home
+from bot.slack import blocks, blocks_counter, blocks_delegation, blocks_home
 from bot.slack.edge import SlackEdge
 from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
@@ -189,6 +197,10 @@ class SlackBot:
         app.action(buttons.FEED_CREATE)(self.on_calendar_feed)
         app.action(buttons.FEED_REVOKE)(self.on_calendar_feed)
         app.view("delegation_form")(self.on_delegation_submit)
+        app.action(buttons.COUNTER_OPEN)(self.on_counter_open)
+        app.action(buttons.COUNTER_ACCEPT)(self.on_counter_answer)
+        app.action(buttons.COUNTER_DECLINE)(self.on_counter_answer)
+        app.view(blocks_counter.CALLBACK_ID)(self.on_counter_submit)
         return app
 
     async def handle(self, request: web.Request) -> web.Response:
@@ -542,6 +554,63 @@ class SlackBot:
             await ack(response_action="errors", errors={"reason": answer.text[:150]})
             return
         await ack()
+
+    # --- counter-offers -----------------------------------------------------------------------
+
+    async def on_counter_open(self, ack, body: dict[str, Any], context) -> None:
+        """[Suggest other dates] opens the small form at once (the trigger lives 3 s)."""
+        await ack()
+        self._later(self._counter_modal(body, context), "counter_open")
+
+    async def _counter_modal(self, body: dict[str, Any], context) -> None:
+        if (found := await self._step_click(body, context)) is None:
+            return
+        click, person, ref = found
+        answer = await self.core.open_counter(person, ref.request_id, ref.step)
+        if not isinstance(answer.card, CounterForm):
+            await self._show(click, answer, person)
+            return
+        where = address(click.channel, click.ts) if click.channel and click.ts else None
+        view = blocks_counter.counter_modal(
+            answer.card.request, ref.step, self.engine, person.locale, where
+        )
+        try:
+            await self.client.views_open(trigger_id=click.trigger_id, view=view)
+        except SlackApiError as e:
+            log.warning("slack_views_open_failed", error=e.response.get("error"))
+
+    async def on_counter_submit(
+        self, ack, body: dict[str, Any], view: dict[str, Any], context
+    ) -> None:
+        """The form's Send is the approver's confirmation; a refusal shows on the form."""
+        person = context.get(PERSON)
+        request_id, step, start, end, note, card = blocks_counter.parse_counter_form(view)
+        if person is None:
+            await ack(response_action="errors", errors={"start": "You are not in the directory."})
+            return
+        answer = await self.core.suggest_dates(person, request_id, step, start, end, note)
+        if not answer.ok:
+            await ack(response_action="errors", errors={"start": answer.text[:150]})
+            return
+        await ack()
+        channel, _, ts = (card or "").partition(":")
+        if channel and ts and answer.card is not None:  # the card now says what was suggested
+            msg = render(answer.card, self.engine, person.locale)
+            await self.client.chat_update(channel=channel, ts=ts, text=msg.text, blocks=msg.blocks)
+        await self._ephemeral(channel or None, body["user"]["id"], answer.text)
+
+    async def on_counter_answer(self, ack, body: dict[str, Any], context) -> None:
+        """The requester's [Accept] or [Decline] of the suggested dates."""
+        await ack()
+        self._later(self._counter_answer(body, context), "counter_answer")
+
+    async def _counter_answer(self, body: dict[str, Any], context) -> None:
+        if (found := await self._step_click(body, context)) is None:
+            return
+        click, person, ref = found
+        accept = (body.get("actions") or [{}])[0].get("action_id") == buttons.COUNTER_ACCEPT
+        answer = await self.core.answer_counter(person, ref.request_id, accept)
+        await self._show(click, answer, person)
 
     # --- home ----------------------------------------------------------------------------------
 

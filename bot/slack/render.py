@@ -7,6 +7,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import CardView, RejectForm
 from bot.conversation.redraw import CardRedraw
+from bot.conversation.views import CounterForm
 from bot.presentation.card_views import card_of
 from bot.presentation.model import Reader
 from bot.slack import blocks, blocks_cards
@@ -21,8 +22,8 @@ def address(channel: str, ts: str) -> str:
 
 def render(view: CardView, engine: Engine, locale: Reader | str) -> blocks.SlackMessage:
     """One view as Block Kit (a reject form is a modal, not a message: see `blocks.reject_modal`)."""
-    if isinstance(view, RejectForm):
-        raise ValueError("a reject form is a modal on Slack, not a message")
+    if isinstance(view, RejectForm | CounterForm):
+        raise ValueError("a form is a modal on Slack, not a message")
     return blocks_cards.render(card_of(view, engine, locale))
 
 

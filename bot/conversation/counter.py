@@ -1,0 +1,99 @@
+"""Counter-offer clicks, once for every surface: open the form, suggest dates, accept, decline.
+
+The approver's [Suggest other dates] opens a small form (a Slack modal, a Feishu form card, a
+terminal prompt); its submit is the approver's confirmation and goes to the engine, which
+checks the dates by the leave rules. The requester's [Accept] / [Decline] go to the engine
+too. A refusal is the engine's sentence and nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from bot.conversation.views import CounterForm, Drawn, StepClosed, StepLive
+from bot.presentation.counter import counter_card, suggested
+from bot.wording import name_of, say
+from workflow.config import Person
+from workflow.counter import Dates
+from workflow.engine import Engine
+from workflow.errors import ValidationFailed, WorkflowError
+
+if TYPE_CHECKING:
+    from bot.conversation.interactions import Answer
+
+
+def _answer(*args: Any) -> Answer:
+    from bot.conversation.interactions import Answer  # it imports this module
+
+    return Answer(*args)
+
+
+def parse_day(value: object, field: str, locale: str) -> date:
+    """A date from a form (YYYY-MM-DD); ValidationFailed naming the field otherwise."""
+    try:
+        return date.fromisoformat(str(value or "").strip())
+    except ValueError:
+        raise ValidationFailed(
+            say("form.counter.bad_date", "en"),
+            {field: say("form.counter.bad_date", locale)},
+            zh=say("form.counter.bad_date", "zh"),
+        ) from None
+
+
+class CounterClicks:
+    """The counter-offer clicks of `Interactions`, which supplies the engine and refusals."""
+
+    engine: Engine
+    _refused: Callable[..., Answer]
+
+    async def open_counter(self, person: Person, request_id: str, step: int) -> Answer:
+        """The form asking for other dates, if the step is still open and the approver's."""
+        try:
+            req = await self.engine.get_request(request_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, person.locale)
+        open_ = req.open_step()
+        if open_ is None or open_.index != step or open_.assignee != person.id:
+            return _answer(
+                False, say("form.counter.title", person.locale), "info", StepClosed(req, step)
+            )
+        return _answer(
+            True, say("form.counter.title", person.locale), "info", CounterForm(req, step)
+        )
+
+    async def suggest_dates(
+        self,
+        person: Person,
+        request_id: str,
+        step: int,
+        start: object,
+        end: object,
+        note: str | None = None,
+    ) -> Answer:
+        """Send the requester other dates; the approver's card stays live (they may still decide)."""
+        engine = self.engine
+        locale = person.locale
+        try:
+            first = parse_day(start, "start", locale)
+            last = parse_day(end or start, "end", locale)
+            req = await engine.counter(person.id, request_id, step, Dates(first, last), note)
+            view = await engine.request_view(request_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, locale)
+        assert req.counter is not None  # just recorded
+        who = name_of(engine, req.requester)
+        text = say("answer.counter.sent", locale, dates=suggested(req.counter, locale), who=who)
+        return _answer(True, text, "success", StepLive(view))
+
+    async def answer_counter(self, person: Person, request_id: str, accept: bool) -> Answer:
+        """The requester's Accept (the request takes the dates) or Decline; the card shows which."""
+        engine = self.engine
+        try:
+            req = await engine.answer_counter(person.id, request_id, accept)
+            view = await engine.request_view(request_id, person.id)
+        except WorkflowError as e:
+            return self._refused(e, person.locale)
+        card = counter_card(req, engine, person.locale, view.balance_after)
+        return _answer(True, card.body[-1].text, "success", Drawn(card))

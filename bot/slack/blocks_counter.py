@@ -1,0 +1,86 @@
+"""The modal [Suggest other dates] opens: two dates and an optional note for the requester.
+
+Callback id `counter_form`, private_metadata `{"request_id", "step"}`, inputs `start`/`start`,
+`end`/`end` (date pickers, first filled with the dates asked for) and `note`/`note`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from slack_sdk.models.blocks import Block, DatePickerElement, InputBlock, PlainTextInputElement
+
+from agent.tools.describe import what
+from bot.slack.blocks_base import PLACEHOLDER_MAX, escape, plain, section
+from bot.slack.blocks_forms import LABEL_MAX, REASON_MAX, _modal
+from bot.wording import leave_dates, name_of, say
+from workflow.engine import Engine
+from workflow.models import Request
+
+CALLBACK_ID = "counter_form"
+
+
+def _day(name: str, label: str, value: object) -> InputBlock:
+    return InputBlock(
+        block_id=name,
+        label=plain(label, LABEL_MAX),
+        element=DatePickerElement(action_id=name, initial_date=str(value) if value else None),
+    )
+
+
+def counter_modal(
+    request: Request, step: int, engine: Engine, locale: str, card: str | None = None
+) -> dict[str, Any]:
+    """The form: the request in a line, first and last day, a note to the requester.
+
+    `card` is where the clicked approver card is (`channel:ts`), redrawn after the Send.
+    """
+    who = name_of(engine, request.requester)
+    f = request.fields
+    blocks: list[Block] = [
+        section(f"*{escape(who)}* · {escape(what(request, engine.config, locale))}"),
+        section(escape(f"{say('label.asked_dates', locale)}: {leave_dates(f, locale)}")),
+        _day("start", say("form.counter.start", locale), f.get("start")),
+        _day("end", say("form.counter.end", locale), f.get("end")),
+        InputBlock(
+            block_id="note",
+            label=plain(say("form.counter.note", locale, who=who), LABEL_MAX),
+            element=PlainTextInputElement(
+                action_id="note",
+                multiline=True,
+                max_length=REASON_MAX,
+                placeholder=plain(say("form.counter.title", locale), PLACEHOLDER_MAX),
+            ),
+            optional=True,
+        ),
+    ]
+    return _modal(
+        CALLBACK_ID,
+        say("form.counter.title", locale),
+        say("button.send", locale),
+        say("button.cancel", locale),
+        blocks,
+        json.dumps({"request_id": request.id, "step": step, "card": card}),
+    )
+
+
+def parse_counter_form(
+    view: dict[str, Any],
+) -> tuple[str, int, Any, Any, str | None, str | None]:
+    """(request_id, step, start, end, note, card address) from a submitted counter_form view."""
+    meta = json.loads(view.get("private_metadata") or "{}")
+    values = (view.get("state") or {}).get("values") or {}
+
+    def value(block: str, key: str) -> Any:
+        return (values.get(block) or {}).get(block, {}).get(key)
+
+    note = value("note", "value")
+    return (
+        str(meta.get("request_id") or ""),
+        int(meta.get("step") or 0),
+        value("start", "selected_date"),
+        value("end", "selected_date"),
+        note.strip() if isinstance(note, str) and note.strip() else None,
+        str(meta["card"]) if meta.get("card") else None,
+    )

@@ -1,0 +1,189 @@
+"""Counter-offers on every surface: 王芳 suggests other dates; 张三 accepts or declines.
+
+On Slack the approver's [Suggest other dates] opens a modal, on Feishu a form card, in the
+terminal a prompt under /pending. The requester's card shows both date ranges, the working
+days and the balance after, with [Accept] [Decline] (/offers in the terminal). After Accept
+the approver decides the new dates in one click; the old approver card has no live buttons.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from bot.conversation import buttons
+from tests.contract.conftest import SURFACES
+from tests.contract.surfaces import (
+    APPROVE,
+    FeishuSurface,
+    SlackSurface,
+    Surface,
+    TerminalSurface,
+    live,
+)
+from tests.contract.test_contract import approver_card
+from workflow.models import CounterStatus, RequestStatus
+
+ASKED = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+
+
+async def _submitted(s: Surface) -> str:
+    proposal = await s.engine.prepare_submit("zhangsan", "leave", ASKED)
+    req = (await s.engine.confirm(proposal.pending.id, "zhangsan")).request
+    await s.settle()
+    return req.id
+
+
+def _slack_message(s: SlackSurface, person: str, action: str, request_id: str) -> dict[str, Any]:
+    user = s.engine.person(person).slack_user_id or ""
+    found = [
+        m
+        for m in s.h.dm_messages(user)
+        for e in (b for b in m.get("blocks") or [] if b.get("type") == "actions")
+        for el in e.get("elements", [])
+        if el.get("action_id") == action and str(el.get("value", "")).startswith(request_id)
+    ]
+    assert found, (person, action)
+    return found[-1]
+
+
+def _feishu_message(s: FeishuSurface, person: str, action: str) -> str:
+    open_id = s.engine.person(person).feishu_open_id or ""
+    [*_, message] = s.h.with_button(open_id, action)
+    return message.message_id
+
+
+async def suggest(s: Surface, request_id: str, start: str, end: str, note: str) -> str:
+    """王芳 suggests other dates on her surface; returns what she was told."""
+    if isinstance(s, SlackSurface):
+        user = s.engine.person("wangfang").slack_user_id or ""
+        message = _slack_message(s, "wangfang", buttons.COUNTER_OPEN, request_id)
+        opened = len(s.h.standin.calls("views.open"))
+        await s.h.click(user, message, buttons.COUNTER_OPEN)
+        await s.settle()
+        [*_, call] = s.h.standin.calls("views.open")[opened:]
+        values = {
+            "start": {"start": {"type": "datepicker", "selected_date": start}},
+            "end": {"end": {"type": "datepicker", "selected_date": end}},
+            "note": {"note": {"type": "plain_text_input", "value": note}},
+        }
+        resp = await s.h.submit_view(user, call["view"], values)
+        body = await resp.text()
+        await s.settle()
+        if body and "errors" in body:  # refused: the sentence shows on the form
+            return json.loads(body)["errors"]["start"]
+        return s.transcript("wangfang")
+    if isinstance(s, FeishuSurface):
+        open_id = s.engine.person("wangfang").feishu_open_id or ""
+        message_id = _feishu_message(s, "wangfang", buttons.COUNTER_OPEN)
+        _, answer = await s.h.sim.click(open_id, message_id, buttons.COUNTER_OPEN)
+        assert "counter_form" in str(answer.get("card"))
+        form = {"start": f"{start} +0800", "end": f"{end} +0800", "note": note}
+        _, answer = await s.h.sim.click(
+            open_id, message_id, buttons.COUNTER_SUBMIT, form_value=form
+        )
+        await s.settle()
+        return (answer.get("toast") or {}).get("content", "")
+    assert isinstance(s, TerminalSurface)
+    me = s._person("wangfang")
+    mark = len(me.out.getvalue())
+    for req in await s.engine.my_approvals("wangfang"):
+        me.answers.extend(["o", start, end, note] if req.id == request_id else ["s"])
+    await me.session.handle("/pending")
+    return me.out.getvalue()[mark:]
+
+
+async def answer(s: Surface, request_id: str, accept: bool) -> str:
+    """张三 answers the suggestion on his surface; returns what he sees."""
+    action = buttons.COUNTER_ACCEPT if accept else buttons.COUNTER_DECLINE
+    if isinstance(s, SlackSurface):
+        user = s.engine.person("zhangsan").slack_user_id or ""
+        message = _slack_message(s, "zhangsan", action, request_id)
+        await s.h.click(user, message, action)
+        await s.settle()
+        return s.transcript("zhangsan")
+    if isinstance(s, FeishuSurface):
+        open_id = s.engine.person("zhangsan").feishu_open_id or ""
+        _, reply = await s.h.sim.click(open_id, _feishu_message(s, "zhangsan", action), action)
+        await s.settle()
+        return (reply.get("toast") or {}).get("content", "") + s.transcript("zhangsan")
+    assert isinstance(s, TerminalSurface)
+    me = s._person("zhangsan")
+    mark = len(me.out.getvalue())
+    me.answers.append("a" if accept else "d")
+    await me.session.handle("/offers")
+    return me.out.getvalue()[mark:]
+
+
+def offer_seen(s: Surface) -> str:
+    """What 张三 sees of the suggestion before answering (the terminal shows it under /offers)."""
+    if isinstance(s, TerminalSurface):
+        return ""
+    return s.transcript("zhangsan")
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_counter_offer_accepted_is_decided_on_the_new_dates_in_one_click(surfaces, name):
+    """Suggest Wed–Thu; 张三 sees both ranges, days and balance; Accept; 王芳 approves the new dates."""
+    s = await surfaces(name)
+    rid = await _submitted(s)
+    told = await suggest(s, rid, "2026-12-16", "2026-12-17", "we ship on Monday")
+    assert "张三" in told
+    req = await s.engine.get_request(rid, "zhangsan")
+    assert req.counter is not None and req.counter.status is CounterStatus.OPEN
+    assert req.counter.comment == "we ship on Monday"
+    if name != "terminal":
+        seen = offer_seen(s)
+        for words in (
+            "王芳 建议你的申请改期",
+            "12月14日",
+            "12月16日",
+            "剩余 8 天",
+            "we ship on Monday",
+        ):
+            assert words in seen, words
+    shown = await answer(s, rid, accept=True)
+    if name == "terminal":
+        assert "12月16日" in shown and "剩余 8 天" in shown
+    req = await s.engine.get_request(rid, "zhangsan")
+    assert (req.fields["start"], req.fields["end"]) == ("2026-12-16", "2026-12-17")
+    assert req.counter is not None and req.counter.status is CounterStatus.ACCEPTED
+    assert [h.action for h in req.history][-2:] == ["countered", "counter_accepted"]
+    if name == "terminal":
+        await s.click("wangfang", await approver_card(s, "wangfang", rid), APPROVE)
+    else:
+        assert "张三 接受了你建议的日期" in s.transcript("wangfang")
+        # one live card left for 王芳, and it shows the new dates
+        [card] = [c for c in live(s.cards("wangfang"), APPROVE) if c.about == rid]
+        assert "12月16日" in card.text
+        await s.click("wangfang", card, APPROVE)
+        assert not [c for c in s.cards("zhangsan") if c.actions & {"confirm", "approve"}]
+    done = await s.engine.get_request(rid, "zhangsan")
+    assert done.status is RequestStatus.APPROVED
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_counter_offer_declined_keeps_the_request_and_tells_the_approver(surfaces, name):
+    """Decline: dates unchanged; 王芳 is told; her card still decides the dates asked for."""
+    s = await surfaces(name)
+    rid = await _submitted(s)
+    await suggest(s, rid, "2026-12-16", "2026-12-17", "")
+    await answer(s, rid, accept=False)
+    req = await s.engine.get_request(rid, "zhangsan")
+    assert (req.fields["start"], req.fields["end"]) == ("2026-12-14", "2026-12-15")
+    assert req.counter is not None and req.counter.status is CounterStatus.DECLINED
+    if name != "terminal":
+        assert "张三 拒绝了你建议的日期" in s.transcript("wangfang")
+        assert [c for c in live(s.cards("wangfang"), APPROVE) if c.about == rid]
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_dates_that_fail_the_rules_are_refused_on_the_form(surfaces, name):
+    """A weekend only: the engine's sentence on the approver's surface, nothing recorded."""
+    s = await surfaces(name)
+    rid = await _submitted(s)
+    told = await suggest(s, rid, "2026-12-19", "2026-12-20", "")
+    assert "没有工作日" in told or "no working day" in told
+    assert (await s.engine.get_request(rid, "zhangsan")).counter is None
