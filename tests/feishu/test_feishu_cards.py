@@ -150,7 +150,8 @@ async def test_the_approver_card_says_what_an_approver_needs(engine):
     ):
         assert words in shown, words
     buttons = cards.buttons_of(cards.approval_card(view, engine, "zh"))
-    approve, reject = buttons
+    approve, reject, suggest = buttons  # [Suggest other dates]: a leave's counter-offer
+    assert suggest["value"] == {"action": "counter_open", "request_id": req.id, "step": 0}
     assert approve["confirm"] and approve["type"] == "primary" and reject["type"] == "danger"
     assert approve["value"] == {"action": "request_approve", "request_id": req.id, "step": 0}
 

@@ -310,7 +310,7 @@ async def test_approval_card_in_chinese_says_approve_and_reject_in_chinese(engin
     view = await engine.request_view(req.id, "wangfang")
     msg = approval_card(view, engine, "zh")
     check_message(msg)
-    assert [b["text"]["text"] for b in buttons(msg.blocks)] == ["批准", "驳回"]
+    assert [b["text"]["text"] for b in buttons(msg.blocks)] == ["批准", "驳回", "建议其他日期"]
     body = texts(msg.blocks)
     assert "病假" in body and "第 1/2 步（直属主管）" in body and "同组同期请假*\n无" in body
     assert by_action(msg.blocks, "request_approve")[0]["confirm"]["deny"]["text"] == "取消"
@@ -446,7 +446,11 @@ async def test_reminder_card_is_the_approval_card_with_the_reminder_on_top(engin
     check_message(msg)
     assert msg.blocks[0]["type"] == "context"
     assert "Reminder from 陈静: flight on Friday" in texts(msg.blocks[0])
-    assert [b["action_id"] for b in buttons(msg.blocks)] == ["request_approve", "request_reject"]
+    assert [b["action_id"] for b in buttons(msg.blocks)] == [
+        "request_approve",
+        "request_reject",
+        "counter_open",
+    ]
     assert "陈静 的催办提醒" in texts(reminder_card(view, engine, "zh", None).blocks)
 
 
