@@ -27,6 +27,7 @@ from agent.events import (
 from agent.tools.describe import what, where_it_is
 from bot import wording
 from bot.conversation import CardLifecycle, CardRegistry, Interactions
+from bot.conversation.buttons import step_value
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.interactions import Answer
 from bot.presentation.confirm import confirm_card
@@ -43,6 +44,7 @@ HELP = """Type a message to the bot, or a command:
   /as PERSON   switch to another person (e.g. an approver) — a new conversation
   /pending     your pending approvals, to approve, reject or suggest other dates
   /offers      dates an approver suggested for your requests, to accept or decline
+  /approve all | /approve ID ID …   approve several of your pending approvals at once
   /calendar    a secret link to your team's leave calendar (a new one turns the last off)
   /calendar off  turn your calendar link off
   /history     this conversation so far
@@ -224,6 +226,19 @@ class ChatSession:
             self.say(f"  ✓ {done.text}")
         return done
 
+    async def approve_selected(self, args: list[str]) -> None:
+        """/approve all, or /approve R-… R-…: one confirm, each decided on its own, one summary."""
+        engine = self.runtime.engine
+        mine = {r.id: r for r in await engine.my_approvals(self.person)}
+        ids = list(mine) if [a.lower() for a in args] == ["all"] else [a.upper() for a in args]
+        values = [step_value(i, (mine[i].current_step or 0) if i in mine else 0) for i in ids]
+        if values:
+            answer = await self.ask(say("dialog.bulk.title", self.locale) + " [y/N] ")
+            if answer.lower() not in ("y", "yes", "是", "好", "确认"):
+                return
+        done = await self.core.approve_selected(engine.person(self.person), values)
+        self.say(done.text)
+
     async def offers(self) -> None:
         """Dates an approver suggested for the person's requests: accept, decline or skip each."""
         engine = self.runtime.engine
@@ -277,6 +292,8 @@ class ChatSession:
             await self.history()
         elif line == "/offers":
             await self.offers()
+        elif line.startswith("/approve"):
+            await self.approve_selected(line.split()[1:])
         elif line.startswith("/"):
             self.say(HELP)
         else:

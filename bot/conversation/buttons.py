@@ -24,8 +24,10 @@ OPEN_LEAVE_FORM = "open_leave_form"
 LEAVE_FORM_SUBMIT = "leave_form_submit"  # Feishu: the leave form card's Submit
 FEED_CREATE = "calendar_feed_create"  # a new team calendar link (Slack's Home tab, Feishu's card)
 FEED_REVOKE = "calendar_feed_revoke"  # turn the link off
+BULK_APPROVE = "bulk_approve"  # [Approve selected] under a digest's or the Home tab's ticks
+BULK_ITEMS = "bulk_items"  # the ticks' field (Slack checkboxes, Feishu multi-select)
 # Buttons that act on the clicker alone: no pending action or request to refer to.
-SELF_ACTIONS = frozenset({LEAVE_FORM_SUBMIT, FEED_CREATE, FEED_REVOKE})
+SELF_ACTIONS = frozenset({LEAVE_FORM_SUBMIT, FEED_CREATE, FEED_REVOKE, BULK_APPROVE})
 COUNTER_OPEN = "counter_open"  # the approver's [Suggest other dates]: opens the small form
 COUNTER_SUBMIT = "counter_submit"  # Feishu: that form card's Send
 COUNTER_ACCEPT = "counter_accept"  # the requester's [Accept] of the suggested dates

@@ -15,6 +15,7 @@ import structlog
 from agent.i18n import t
 from agent.memory import ThreadMemory
 from bot import wording
+from bot.conversation.bulk import BulkClicks
 from bot.conversation.counter import CounterClicks
 from bot.conversation.lifecycle import CardLifecycle, fingerprint, state_line, summary_of
 from bot.conversation.registry import CardRef, Role
@@ -63,7 +64,7 @@ def _superseded(pending: PendingAction) -> bool:
     )
 
 
-class Interactions(CounterClicks):
+class Interactions(CounterClicks, BulkClicks):
     """The conversation core's clicks over one engine, one thread memory and the card lifecycle."""
 
     def __init__(self, engine: Engine, memory: ThreadMemory, cards: CardLifecycle) -> None:

@@ -14,7 +14,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -31,6 +31,7 @@ from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, 
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
+from bot.conversation.views import Closed
 from bot.feishu import cards, forms
 from bot.feishu.client import FeishuClient
 from bot.feishu.counter_form import parse_counter_form
@@ -481,6 +482,15 @@ class FeishuBot:
 
     async def answer(self, click: Click, person: Person) -> Answer:
         """The core's answer to the button that was clicked."""
+        if click.value.get("action") == buttons.BULK_APPROVE:  # a digest's [Approve selected]
+            ticked = click.form.get(buttons.BULK_ITEMS)
+            done = await self.core.approve_selected(
+                person, ticked if isinstance(ticked, list) else []
+            )
+            if not done.ok:
+                return done
+            title = say("button.approve_selected", person.locale)
+            return replace(done, card=Closed(title, done.text))  # the digest becomes the summary
         try:
             action, ref = buttons.parse_feishu_value(click.value)
         except ValueError:

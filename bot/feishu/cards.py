@@ -23,6 +23,7 @@ from bot.conversation.buttons import (  # the button contract, re-exported for t
     ACTIONS as ACTIONS,
 )
 from bot.conversation.buttons import (
+    BULK_ITEMS,
     FEED_CREATE,
     FEED_REVOKE,
     REQUEST_BACK,
@@ -44,7 +45,7 @@ from bot.conversation.buttons import (
     REQUEST_REJECT as REQUEST_REJECT,
 )
 from bot.presentation import confirm, requests
-from bot.presentation.model import Action, ActionKind, Paragraph, Reader, Tone
+from bot.presentation.model import Action, ActionKind, Checklist, Paragraph, Reader, Tone
 from bot.presentation.model import Card as Model
 from bot.presentation.model import reader as model_reader
 from bot.presentation.steps import TaskLine
@@ -259,7 +260,30 @@ def elements_of(c: Model, *, with_actions: bool = True, thread: str | None = Non
         elements.append(note(*c.context))
     if with_actions and c.actions:
         elements.append(actions(*(action_button(a, thread) for a in c.actions)))
+    if with_actions and c.checklist is not None:
+        elements.append(checklist_form(c.checklist))
     return elements
+
+
+def checklist_form(c: Checklist) -> Card:
+    """A form: a multi-select of the items (`bulk_items`) and the button acting on the ticked ones."""
+    a = c.action
+    ticks = {
+        "tag": "multi_select_static",
+        "name": BULK_ITEMS,
+        "placeholder": plain(a.label),
+        "options": [{"text": plain(label), "value": v} for v, label in c.options],
+    }
+    dialog = (a.dialog.title, a.dialog.text) if a.dialog is not None else None
+    go = button(
+        a.label,
+        {"action": a.kind.value},
+        "primary",
+        dialog,
+        action_type="form_submit",
+        name=a.kind.value,
+    )
+    return {"tag": "form", "name": "bulk_form", "elements": [ticks, go]}
 
 
 def render(c: Model, *, thread: str | None = None) -> Card:

@@ -43,6 +43,7 @@ class ActionKind(StrEnum):
     COUNTER_OPEN = "counter_open"  # [Suggest other dates] on the approver's card
     COUNTER_ACCEPT = "counter_accept"  # the requester's answer to suggested dates
     COUNTER_DECLINE = "counter_decline"
+    BULK_APPROVE = "bulk_approve"  # [Approve selected]: acts on a checklist's ticked items
 
 
 Style = Literal["primary", "danger", "default"]
@@ -89,6 +90,17 @@ class Paragraph:
 
 
 @dataclass(frozen=True)
+class Checklist:
+    """Items to tick, and the button that acts on the ticked ones ([Approve selected]).
+
+    Each option is (value, label); the value is `<request_id>:<step>`.
+    """
+
+    options: tuple[tuple[str, str], ...]
+    action: Action
+
+
+@dataclass(frozen=True)
 class Card:
     """One message: a title, paragraphs, facts as label/value pairs, context lines, buttons.
 
@@ -105,6 +117,7 @@ class Card:
     body: tuple[Paragraph, ...] = ()
     context: tuple[str, ...] = ()
     actions: tuple[Action, ...] = ()
+    checklist: Checklist | None = None  # after the context: ticks and their button
 
     @property
     def paragraphs(self) -> tuple[Paragraph, ...]:

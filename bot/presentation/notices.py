@@ -10,7 +10,7 @@ from agent.i18n import fmt_range
 from agent.tools.describe import what
 from bot import wording
 from bot.notices import Kind, Notice, Plan
-from bot.presentation import counter, requests
+from bot.presentation import bulk, counter, requests
 from bot.presentation.model import Card, Paragraph, Reader, Tone
 from bot.wording import say
 from workflow.engine import Engine
@@ -39,6 +39,7 @@ def digest_card(requests_: list[Request], engine: Engine, reader: Reader) -> Car
         title=title,
         lead=(Paragraph("\n".join(_more(lines, len(requests_), locale)) or "—"),),
         context=(say("line.digest_where", locale),),
+        checklist=bulk.approve_selected(requests_[:LIST_MAX], engine, locale),
     )
 
 

@@ -299,11 +299,13 @@ class SlackSimulator:
         view: dict[str, Any] | None = None,
         block_id: str | None = None,
         value: str | None = None,
+        state: dict[str, Any] | None = None,
     ) -> aiohttp.ClientResponse:
         """Click `action_id` on a message the stand-in holds (it must carry its `channel`).
 
         The element (its block_id and value) is found in the message's blocks; the payload has
-        Slack's container, channel, message and a fresh trigger id.
+        Slack's container, channel, message and a fresh trigger id. `state` is what the
+        message's inputs hold (ticked checkboxes), as Slack's `state.values`.
         """
         found = find_element(message.get("blocks"), action_id, block_id)
         if found is None:
@@ -324,7 +326,7 @@ class SlackSimulator:
             "trigger_id": self.standin.issue_trigger_id(user),
             "channel": {"id": channel, "name": "directmessage"},
             "message": {k: v for k, v in message.items() if k not in MESSAGE_ONLY_KEYS},
-            "state": {"values": {}},
+            "state": {"values": state or {}},
             "response_url": f"https://hooks.slack.com/actions/{self.team_id}/{self.next_event_id()}",
             "actions": [_action(*found, value)],
         }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cached_property
 from typing import Any
@@ -42,7 +42,7 @@ from bot.conversation import (
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
-from bot.conversation.views import CounterForm
+from bot.conversation.views import Closed, CounterForm
 from bot.queue import QueueUnavailable, TurnJournal
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_counter, blocks_delegation, blocks_home
@@ -201,6 +201,8 @@ class SlackBot:
         app.action(buttons.COUNTER_ACCEPT)(self.on_counter_answer)
         app.action(buttons.COUNTER_DECLINE)(self.on_counter_answer)
         app.view(blocks_counter.CALLBACK_ID)(self.on_counter_submit)
+        app.action(buttons.BULK_ITEMS)(self.on_tick)
+        app.action(buttons.BULK_APPROVE)(self.on_bulk_approve)
         return app
 
     async def handle(self, request: web.Request) -> web.Response:
@@ -611,6 +613,36 @@ class SlackBot:
         accept = (body.get("actions") or [{}])[0].get("action_id") == buttons.COUNTER_ACCEPT
         answer = await self.core.answer_counter(person, ref.request_id, accept)
         await self._show(click, answer, person)
+
+    # --- bulk decisions ----------------------------------------------------------------------
+
+    async def on_tick(self, ack) -> None:
+        """A tick in a checklist: Slack reports it; nothing happens until [Approve selected]."""
+        await ack()
+
+    async def on_bulk_approve(self, ack, body: dict[str, Any], context) -> None:
+        """[Approve selected] (its confirm dialog was the one confirmation)."""
+        await ack()
+        self._later(self._bulk_approve(body, context), "bulk_approve")
+
+    async def _bulk_approve(self, body: dict[str, Any], context) -> None:
+        found = await self._clicker(body, context)
+        if found is None:
+            return
+        click, person = found
+        state = (body.get("view") or body).get("state") or {}
+        ticked = ((state.get("values") or {}).get(buttons.BULK_ITEMS) or {}).get(
+            buttons.BULK_ITEMS
+        ) or {}
+        values = [o.get("value") for o in ticked.get("selected_options") or []]
+        answer = await self.core.approve_selected(person, values)
+        if click.channel and click.ts and answer.ok:  # the digest becomes the summary
+            title = say("button.approve_selected", person.locale)
+            answer = replace(answer, card=Closed(title, answer.text, ok=True))
+        await self._show(click, answer, person)
+        if (body.get("view") or {}).get("type") == "home":
+            await self.client.chat_postMessage(channel=click.user, text=answer.text)
+            await self.publish_home(click.user, person)
 
     # --- home ----------------------------------------------------------------------------------
 

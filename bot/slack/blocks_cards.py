@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_sdk.models.blocks import Block, ButtonElement
+from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, CheckboxesElement, Option
 
-from bot.conversation.buttons import step_value
+from bot.conversation.buttons import BULK_ITEMS, step_value
 from bot.presentation import requests
-from bot.presentation.model import Action, ActionKind, Card, Paragraph, Reader, Tone
+from bot.presentation.model import Action, ActionKind, Card, Checklist, Paragraph, Reader, Tone
 from bot.slack.blocks_base import (
+    OPTION_TEXT_MAX,
     SECTION_TEXT_MAX,
     SlackMessage,
     actions,
@@ -94,7 +95,24 @@ def card_blocks(card: Card) -> list[Block]:
         blocks.append(
             actions(*(action_button(a) for a in card.actions), block_id=_block_id(card.actions[0]))
         )
+    if card.checklist is not None:
+        blocks += checklist_blocks(card.checklist)
     return blocks
+
+
+def checklist_blocks(c: Checklist) -> list[Block]:
+    """Checkboxes (block and action id `bulk_items`) and the button acting on the ticked ones."""
+    options = [Option(value=v, label=truncate(label, OPTION_TEXT_MAX)) for v, label in c.options]
+    ticks = CheckboxesElement(action_id=BULK_ITEMS, options=options[:10])
+    a = c.action
+    dialog = None
+    if a.dialog is not None:
+        dialog = confirm_dialog(a.dialog.title, a.dialog.text, a.dialog.confirm, a.dialog.deny)
+    go = button(a.label, a.kind.value, a.kind.value, style="primary", confirm=dialog)
+    return [
+        ActionsBlock(elements=[ticks], block_id=BULK_ITEMS),
+        actions(go, block_id=a.kind.value),
+    ]
 
 
 def render(card: Card) -> SlackMessage:

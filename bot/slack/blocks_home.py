@@ -10,6 +10,7 @@ from slack_sdk.models.views import View
 
 from agent.tools.describe import carried_note, what, where_it_is
 from bot.conversation import buttons
+from bot.presentation import bulk
 from bot.slack.blocks_base import (
     LIST_MAX,
     VIEW_BLOCKS_MAX,
@@ -29,7 +30,7 @@ from bot.slack.blocks_base import (
     step_of,
     truncate,
 )
-from bot.slack.blocks_cards import decision_buttons
+from bot.slack.blocks_cards import checklist_blocks, decision_buttons
 from bot.wording import days_text, leave_type_name, name_of, out_line, say, step_name
 from workflow.config import Person
 from workflow.engine import Engine
@@ -138,6 +139,9 @@ def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> lis
         )
     if len(pending) > LIST_MAX:
         blocks.append(context(and_more(len(pending) - LIST_MAX, locale)))
+    ticks = bulk.approve_selected([v.request for v in pending[:LIST_MAX]], engine, locale)
+    if ticks is not None and len(ticks.options) > 1:  # one item is one click already
+        blocks += checklist_blocks(ticks)
     return blocks
 
 
