@@ -8,11 +8,11 @@ too. A refusal is the engine's sentence and nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from bot.conversation.views import CounterForm, Drawn, StepClosed, StepLive
+from bot.conversation.views import CounterForm, Drawn, RejectForm, StepLive
 from bot.presentation.counter import counter_card, suggested
 from bot.wording import name_of, say
 from workflow.config import Person
@@ -47,21 +47,15 @@ class CounterClicks:
 
     engine: Engine
     _refused: Callable[..., Answer]
+    open_reject: Callable[..., Awaitable[Answer]]
 
     async def open_counter(self, person: Person, request_id: str, step: int) -> Answer:
         """The form asking for other dates, if the step is still open and the approver's."""
-        try:
-            req = await self.engine.get_request(request_id, person.id)
-        except WorkflowError as e:
-            return self._refused(e, person.locale)
-        open_ = req.open_step()
-        if open_ is None or open_.index != step or open_.assignee != person.id:
-            return _answer(
-                False, say("form.counter.title", person.locale), "info", StepClosed(req, step)
-            )
-        return _answer(
-            True, say("form.counter.title", person.locale), "info", CounterForm(req, step)
-        )
+        asked = await self.open_reject(person, request_id, step)  # the same "still yours?" check
+        if not isinstance(asked.card, RejectForm):
+            return asked  # refused, or the closed card of a decided step
+        title = say("form.counter.title", person.locale)
+        return _answer(True, title, "info", CounterForm(asked.card.request, step))
 
     async def suggest_dates(
         self,
