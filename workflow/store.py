@@ -203,13 +203,20 @@ class _Coalescer:
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
         self.units: list[tuple[Sequence[tuple[str, Sequence[Any]]], asyncio.Future[list[Any]]]] = []
+        self._flushing: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
 
     def submit(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> asyncio.Future[list[Any]]:
-        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[Any]] = loop.create_future()
         if not self.units:
-            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
+            loop.call_soon(self._start_flush)
         self.units.append((calls, future))
         return future
+
+    def _start_flush(self) -> None:
+        task = asyncio.ensure_future(self._flush())
+        self._flushing.add(task)
+        task.add_done_callback(self._flushing.discard)
 
     async def _flush(self) -> None:
         units, self.units = self.units, []
