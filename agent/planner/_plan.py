@@ -250,6 +250,8 @@ def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
     if len(ids) > 1:
         ids = _named(ids, observation, task) or ids
     if len(ids) > 1:
+        ids = _of_kind(ids, observation, task) or ids
+    if len(ids) > 1:
         question = text("choose", lang, ids=join_ids(ids, lang))
         listing = _summary(observation)
         if not listing:
@@ -310,6 +312,37 @@ def _named(ids: list[str], observation: Observation, task: Task) -> list[str]:
         if requester in said or any(p in words for p in parts):
             named.append(request_id)
     return named
+
+
+_KIND_END = re.compile(r"[,:，：(（]")
+
+
+def _of_kind(ids: list[str], observation: Observation, task: Task) -> list[str]:
+    """The listed requests of the kind the user named ("withdraw my annual leave", "撤回报销").
+
+    The kind is what a row's `what` starts with ("Annual leave", "报销"); failing that, its
+    process ("expense", "leave"), so "my sick leave" does not also pick an annual leave.
+    """
+    said = " ".join(r.text for r in task.readings).lower()
+    rows = [
+        (str(item.get("request_id") or item.get("id") or "").upper(), item)
+        for item in result_items(observation.result)
+    ]
+    rows = [(request_id, item) for request_id, item in rows if request_id in ids]
+    by_name = [
+        request_id
+        for request_id, item in rows
+        if (name := _KIND_END.split(str(item.get("what") or ""), maxsplit=1)[0].strip().lower())
+        and name in said
+    ]
+    if by_name:
+        return by_name
+    return [
+        request_id
+        for request_id, item in rows
+        if (process := str(item.get("process") or "").replace("_", " ").lower())
+        and re.search(rf"\b{re.escape(process)}\b", said)
+    ]
 
 
 def _act_on(intent: Intent | None, slots: dict[str, Any], lang: Lang) -> Step:

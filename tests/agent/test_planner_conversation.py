@@ -748,3 +748,38 @@ async def test_the_hint_after_a_proposal_names_the_cards_own_button():
         )
         reply = (await respond(messages)).content
         assert button in reply and "Submit" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("said", "system", "wanted"),
+    [
+        ("withdraw my annual leave request", SYSTEM_EN, "R-AAAA1111"),
+        ("withdraw my expense claim", SYSTEM_EN, "R-BBBB2222"),
+        ("撤回我的年假申请", SYSTEM_ZH, "R-AAAA1111"),
+    ],
+)
+async def test_withdraw_picks_the_one_request_of_the_kind_named(said, system, wanted):
+    """'withdraw my annual leave' with one annual leave and one expense open: no 'which one?' by ids."""
+    rows = [
+        {
+            "request_id": "R-AAAA1111",
+            "process": "leave",
+            "what": "Annual leave, Mon 14 Dec 2026 – Wed 16 Dec 2026 (3 working days)",
+        },
+        {
+            "request_id": "R-BBBB2222",
+            "process": "expense",
+            "what": "Expense claim: 86.4 GBP (meals)",
+        },
+    ]
+    if system is SYSTEM_ZH:
+        rows[0]["what"] = "年假，2026年12月14日（周一） 至 2026年12月16日（周三）（3 个工作日）"
+        rows[1]["what"] = "报销：86.4 GBP（meals）"
+    messages = chat(
+        system,
+        said,
+        called("my_requests", "call_planner_1", status="pending"),
+        result("my_requests", "call_planner_1", ok=True, summary="Your requests:", requests=rows),
+    )
+    call = only_call(await respond(messages))
+    assert (call.name, call.arguments) == ("propose_withdraw", {"request_id": wanted})
