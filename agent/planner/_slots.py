@@ -474,6 +474,8 @@ def _in_the_past(mention: DateMention, today: date) -> date:
 def _description(text: str) -> str | None:
     text = _EXPENSE_NOISE.sub(" ", text)
     text = re.sub(r"\s+", " ", text).strip(" ,.:;，。：；!！?？-")
+    # a date cut out just before a comma leaves "team lunch , meals"
+    text = re.sub(r" (?=[,.:;，。：；])", "", text)
     text = _EN_TAIL.sub("", text).strip(" ,.:;，。：；")
     text = _ZH_TAIL.sub("", text).strip(" ,.:;，。：；")
     if not text or not re.search(r"[A-Za-z\u4e00-\u9fff]", text):

@@ -389,6 +389,20 @@ OTHER_PHRASINGS: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "expense 86.40 GBP for a team lunch yesterday, meals",
+        "propose_request",
+        {
+            "process": "expense",
+            "fields": {
+                "amount": 86.4,
+                "currency": "GBP",
+                "category": "meals",
+                "spent_on": "2026-12-01",
+                "description": "team lunch, meals",  # not "team lunch , meals" (a date was cut out)
+            },
+        },
+    ),
+    (
         "claim £45.50 for a keyboard yesterday",
         "propose_request",
         {
