@@ -33,7 +33,7 @@ from bot.conversation.interactions import Answer
 from bot.presentation.confirm import confirm_card
 from bot.presentation.counter import counter_card
 from bot.presentation.history import conversation_lines
-from bot.presentation.text import to_text
+from bot.presentation.text import plain, to_text
 from bot.runtime import Runtime
 from bot.wording import say
 from workflow.config import Person
@@ -135,7 +135,7 @@ class ChatSession:
                 card = confirm_card(event, self.locale, engine=self.runtime.engine)
                 self.say(to_text(dataclasses.replace(card, lead=())))
             case FinalAnswer():
-                self.say(f"bot> {event.text}")
+                self.say(f"bot> {plain(event.text)}")
 
     async def confirm_card(self, p: ProposalReady) -> None:
         """The card's buttons: the person answers y to confirm; anything else cancels."""

@@ -143,3 +143,12 @@ def test_history_prints_the_conversation_not_tool_json():
     assert "bot> " in history and "✓ " in history
     assert "{" not in history and '"ok"' not in history
     assert "P-" not in history and "pending_id" not in history
+
+
+def test_the_terminal_shows_the_answer_without_markdown_marks():
+    """'Click **Submit** on the card' is markdown for Slack and Feishu; a terminal shows 'Click Submit'."""
+    done = chat("oliver", ["I need annual leave next Monday to Wednesday", "n", "/history"])
+    assert done.returncode == 0, done.stderr
+    answers = [line for line in done.stdout.splitlines() if "Submit" in line and "Cancel" in line]
+    assert answers and all("**" not in line for line in answers), answers
+    assert "**" not in done.stdout

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 
 from agent.messages import Message
+from bot.presentation.text import plain
 
 _IDS = re.compile(r"\b(?:[RP]-[0-9A-Z]{8,16}|D-[0-9A-Z]{8})\b")
 STEP_MAX = 160
@@ -43,7 +44,7 @@ def conversation_lines(
         if m.role == "user" and m.content.strip():
             lines.append(f"{you}> {m.content.strip()}")
         elif m.role == "assistant" and m.content.strip():
-            lines.append(f"{bot}> {m.content.strip()}")
+            lines.append(f"{bot}> {plain(m.content.strip())}")
         elif m.role == "tool" and (line := _step_line(m)) is not None:
             lines.append(line)
     return lines

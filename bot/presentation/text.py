@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.presentation.model import Card
 
 ELLIPSIS = "…"
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
 
 
 def truncate(text: str, limit: int) -> str:
@@ -16,6 +19,11 @@ def truncate(text: str, limit: int) -> str:
     if amp != -1 and ";" not in cut[amp:]:
         cut = cut[:amp]
     return cut.rstrip() + ELLIPSIS
+
+
+def plain(text: str) -> str:
+    """The agent's markdown answer for a terminal: "Click **Submit**" reads "Click Submit"."""
+    return _BOLD.sub(r"\1", text)
 
 
 def escape_html(text: object) -> str:
