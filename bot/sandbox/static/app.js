@@ -140,7 +140,7 @@
   }
 
   function shortTime(ts) {
-    return tsDate(ts).toLocaleTimeString(locales(), { hour: "numeric", minute: "2-digit", timeZone: zone() });
+    return tsDate(ts).toLocaleTimeString(locales(), { hour: "2-digit", minute: "2-digit", timeZone: zone() });
   }
 
   function fullTime(ts) {
