@@ -18,12 +18,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "你在{dates}已有获批的请假，请先撤回或换其他日期。",
     ),
     # a request's status and where it is (agent/tools/describe.py)
-    "status.draft": ("draft", "草稿"),
-    "status.pending": ("pending", "审批中"),
-    "status.approved": ("approved", "已批准"),
-    "status.rejected": ("rejected", "已驳回"),
-    "status.withdrawn": ("withdrawn", "已撤回"),
-    "status.expired": ("expired", "已过期"),
+    "status.draft": ("Draft", "草稿"),
+    "status.pending": ("Pending", "审批中"),
+    "status.approved": ("Approved", "已批准"),
+    "status.rejected": ("Rejected", "已驳回"),
+    "status.withdrawn": ("Withdrawn", "已撤回"),
+    "status.expired": ("Expired", "已过期"),
     "what.leave": ("{type}, {dates} ({days})", "{type}，{dates}（{days}）"),
     "line.step_with": (
         "step {n} of {total} ({name}) with {who}",

@@ -191,3 +191,17 @@ async def test_request_ids_stay_in_the_context_line(engine: Engine):
     assert req.id not in card.title and all(req.id not in p.text for p in card.paragraphs)
     assert card.context[-1].endswith(req.id) and not card.context[-1].startswith(req.id)
     assert all(req.id not in f.value for f in card.facts)
+
+
+async def test_where_a_request_is_reads_as_words_not_a_status_code(engine: Engine):
+    """The context line says 'Pending: step 1 of 1 …' and 'Approved', not the raw 'pending'/'approved'."""
+    req = await submitted(
+        engine, "oliver", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+    )
+    step = req.open_step()
+    london = Reader.of(engine.person("oliver"))
+    open_card = to_text(requests.requester_notice("request_submitted", req, engine, london, {}))
+    assert "Pending: step 1 of 1 (Manager) with Emma Clarke" in open_card, open_card
+    decided = await engine.decide(req.id, step.index, step.assignee, "approve")
+    done = requests.approval_card_closed(decided, engine, london, step.index)
+    assert done.context[0] == "Approved", done.context

@@ -61,7 +61,7 @@ def step_line(step: Step, total: int, directory: Directory, locale: str) -> str:
 
 
 def where_it_is(req: Request, directory: Directory, locale: str) -> str:
-    """'pending: step 1 of 2 (Manager) with 王芳' or the final status."""
+    """'Pending: step 1 of 2 (Manager) with 王芳' or the final status ('Approved')."""
     step = req.open_step()
     if step is not None:
         where = step_line(step, len(req.steps), directory, locale)
