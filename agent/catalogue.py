@@ -371,6 +371,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "eval.click.delegation_set": ("delegation set", "委托已生效"),
     "eval.click.confirmed_by": ("(Confirmed by {name}: {line})", "（{name} 已确认：{line}）"),
     "eval.click.not_done": ("(Not done: {e})", "（未完成：{e}）"),
+    # the answer to a click on an approver's card (bot/conversation/interactions.py)
+    "answer.approved": ("Approved", "已批准"),
+    "answer.rejected_told": ("Rejected; {who} is told", "已驳回，将通知 {who}"),
+    "answer.already_decided": ("Already decided", "已处理"),
+    "answer.give_reason": ("Give a reason to reject", "请填写驳回理由"),
+    "answer.ok": ("OK", "好的"),
     # the short line under a refused step (the answer carries the sentence)
     "step.refused": ("Not possible as asked", "无法按此办理"),
     "step.refused.overlapping_leave": ("Overlaps leave you already have", "与已有的请假重叠"),

@@ -12,7 +12,6 @@ from typing import Literal
 
 import structlog
 
-from agent.i18n import t
 from agent.memory import ThreadMemory
 from bot import wording
 from bot.conversation.bulk import BulkClicks
@@ -219,10 +218,10 @@ class Interactions(CounterClicks, BulkClicks):
         match back.found:
             case Found.DONE:
                 assert back.request is not None
-                text = t(locale, "Approved", "已批准") if decision == "approve" else None
+                text = wording.say("answer.approved", locale) if decision == "approve" else None
                 if text is None:
                     who = wording.name_of(self.engine, back.request.requester)
-                    text = t(locale, f"Rejected; {who} is told", f"已驳回，将通知 {who}")
+                    text = wording.say("answer.rejected_told", locale, who=who)
                 return Answer(True, text, "success", StepClosed(back.request, step))
             case Found.NOT_DONE:
                 return self._refused(
@@ -246,7 +245,7 @@ class Interactions(CounterClicks, BulkClicks):
             return await self._read_back(person, request_id, step, "approve", e)
         except WorkflowError as e:
             return self._refused(e, person.locale, await self._stale(request_id, step, person))
-        text = t(person.locale, "Approved", "已批准")
+        text = wording.say("answer.approved", person.locale)
         return Answer(True, text, "success", StepClosed(req, step))
 
     async def open_reject(self, person: Person, request_id: str, step: int) -> Answer:
@@ -257,9 +256,9 @@ class Interactions(CounterClicks, BulkClicks):
             return self._refused(e, person.locale)
         open_ = req.open_step()
         if open_ is None or open_.index != step or open_.assignee != person.id:
-            text = t(person.locale, "Already decided", "已处理")
+            text = wording.say("answer.already_decided", person.locale)
             return Answer(False, text, "info", StepClosed(req, step))
-        text = t(person.locale, "Give a reason to reject", "请填写驳回理由")
+        text = wording.say("answer.give_reason", person.locale)
         return Answer(True, text, "info", RejectForm(req, step))
 
     async def reject(self, person: Person, request_id: str, step: int, reason: str) -> Answer:
@@ -271,7 +270,7 @@ class Interactions(CounterClicks, BulkClicks):
         except WorkflowError as e:
             return self._refused(e, person.locale)
         who = wording.name_of(self.engine, req.requester)
-        text = t(person.locale, f"Rejected; {who} is told", f"已驳回，将通知 {who}")
+        text = wording.say("answer.rejected_told", person.locale, who=who)
         return Answer(True, text, "success", StepClosed(req, step))
 
     async def back(self, person: Person, request_id: str) -> Answer:
@@ -285,7 +284,7 @@ class Interactions(CounterClicks, BulkClicks):
             card: CardView = StepClosed(view.request, view.request.current_step or 0)
         else:
             card = StepLive(view)
-        return Answer(True, t(person.locale, "OK", "好的"), "info", card)
+        return Answer(True, wording.say("answer.ok", person.locale), "info", card)
 
     async def withdraw(self, person: Person, request_id: str) -> Answer:
         """Withdraw one's own request from a button (the Home tab's); the answer is the record's."""
