@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.feishu import cards
+from bot.presentation.requests import approval_card
 from bot.slack import blocks
 from bot.wording import routed_text
 from tests.helpers import ANNUAL_2_DAYS, submitted
@@ -49,7 +50,7 @@ async def test_an_escalated_step_is_stored_as_a_code_and_worded_as_an_escalation
     }
     view = await engine.request_view(req.id, "david")
     slack_zh = json.dumps(blocks.approval_card(view, engine, "zh").blocks, ensure_ascii=False)
-    feishu_zh = json.dumps(cards.approval_card(view, engine, "zh"), ensure_ascii=False)
+    feishu_zh = json.dumps(cards.render(approval_card(view, engine, "zh")), ensure_ascii=False)
     for text in (slack_zh, feishu_zh):
         assert "王芳 在 48 个工作小时内未审批，已上报 David Chen 审批。" in text
         assert "休假" not in text

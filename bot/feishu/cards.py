@@ -53,7 +53,6 @@ from bot.presentation.text import ELLIPSIS, escape_html, truncate
 from bot.wording import name_of, say
 from workflow.engine import Engine
 from workflow.models import Request, Step
-from workflow.queries import RequestView
 
 Card = dict[str, Any]
 
@@ -313,18 +312,6 @@ def confirm_card_closed(
 
 
 # --- the approver's card ----------------------------------------------------------------------
-
-
-def approval_card(view: RequestView, engine: Engine, locale: Reader | str) -> Card:
-    """The approver's card: the request, who else is out, step k of n, [Approve] [Reject]."""
-    return render(requests.approval_card(view, engine, locale))
-
-
-def reminder_card(
-    view: RequestView, engine: Engine, locale: Reader | str, note_text: str | None = None
-) -> Card:
-    """The approval card with "Reminder from <requester>: <note>" on top."""
-    return render(requests.approval_card(view, engine, locale, reminder=note_text or ""))
 
 
 def reject_form_card(req: Request, step: Step, engine: Engine, locale: Reader | str) -> Card:

@@ -10,6 +10,7 @@ import pytest
 
 from agent.events import ProposalReady
 from bot.feishu import cards
+from bot.presentation.requests import approval_card
 from bot.sandbox.standins.feishu.state import FeishuFault, check_card
 from tests.helpers import submitted
 from workflow.clock import FixedClock
@@ -65,9 +66,9 @@ async def test_every_card_passes_feishus_checks(engine):
     view = await engine.request_view(req.id, "wangfang")
     step = req.open_step()
     built = [
-        cards.approval_card(view, engine, "zh"),
-        cards.approval_card(view, engine, "en"),
-        cards.reminder_card(view, engine, "zh", "麻烦尽快"),
+        cards.render(approval_card(view, engine, "zh")),
+        cards.render(approval_card(view, engine, "en")),
+        cards.render(approval_card(view, engine, "zh", reminder="麻烦尽快")),
         cards.reject_form_card(req, step, engine, "zh"),
         cards.approval_card_closed(req, engine, "en", 0),
         cards.confirm_card(proposal(reason=SNEAKY), "zh", thread="t", engine=engine),
@@ -109,7 +110,7 @@ async def test_peoples_text_never_becomes_markup(engine):
     )
     view = await engine.request_view(req.id, "wangfang")
     for c in (
-        cards.approval_card(view, engine, "zh"),
+        cards.render(approval_card(view, engine, "zh")),
         cards.confirm_card(proposal(reason=SNEAKY), "zh", thread="t", engine=engine),
         cards.requester_notice(
             "request_rejected", req, engine, "zh", {"by": "wangfang", "comment": SNEAKY}
@@ -135,7 +136,7 @@ async def test_the_approver_card_says_what_an_approver_needs(engine):
         {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-04", "reason": "flu"},
     )
     view = await engine.request_view(req.id, "wangfang")
-    shown = json.dumps(cards.approval_card(view, engine, "zh"), ensure_ascii=False)
+    shown = json.dumps(cards.render(approval_card(view, engine, "zh")), ensure_ascii=False)
     for words in (
         "张三",
         "病假",
@@ -149,7 +150,7 @@ async def test_the_approver_card_says_what_an_approver_needs(engine):
         "flu",
     ):
         assert words in shown, words
-    buttons = cards.buttons_of(cards.approval_card(view, engine, "zh"))
+    buttons = cards.buttons_of(cards.render(approval_card(view, engine, "zh")))
     approve, reject, suggest = buttons  # [Suggest other dates]: a leave's counter-offer
     assert suggest["value"] == {"action": "counter_open", "request_id": req.id, "step": 0}
     assert approve["confirm"] and approve["type"] == "primary" and reject["type"] == "danger"
@@ -162,7 +163,7 @@ async def test_english_readers_get_english_cards(engine):
         engine, "oliver", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
     )
     view = await engine.request_view(req.id, "emma")
-    shown = json.dumps(cards.approval_card(view, engine, "en"))
+    shown = json.dumps(cards.render(approval_card(view, engine, "en")))
     assert "Annual leave" in shown and "Step 1 of" in shown and "Approve" in shown
 
 
