@@ -99,7 +99,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "step.my_balances": ("Checking your leave balances", "查询你的假期余额"),
     "step.working_days": ("Counting working days", "计算工作日"),
     "step.my_requests": ("Checking your requests", "查询你的申请"),
-    "step.request_details": ("Opening request {id}", "查看申请 {id}"),
+    "step.request_details": ("Opening the request", "查看申请详情"),
     "step.my_pending_approvals": ("Checking what waits for your approval", "查询待你审批的申请"),
     "step.who_is_out": ("Checking who is out", "查询谁在休假"),
     # what the propose tools answer (the model reads these; the planner says them)
@@ -125,8 +125,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "step.propose_leave": ("Preparing your {type} leave request", "准备请假申请"),
     "step.propose_request": ("Preparing your request", "准备申请"),
-    "step.propose_decision": ("Preparing your decision on {id}", "准备审批 {id}"),
-    "step.propose_withdraw": ("Preparing to withdraw {id}", "准备撤回 {id}"),
+    "step.propose_decision": ("Preparing your decision", "准备审批"),
+    "step.propose_withdraw": ("Preparing to withdraw your request", "准备撤回申请"),
     "step.propose_delegation": ("Preparing your delegation", "准备委托审批"),
     "step.propose_reminder": ("Preparing a reminder", "准备催办提醒"),
     # what to click on the card a turn prepared, named as the card's own button

@@ -289,7 +289,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare the user's approve or reject decision on a request assigned to them, confirmed on a card.",
         ProposeDecisionArgs,
         propose_decision,
-        lambda a, loc: say("step.propose_decision", loc, id=a.request_id),
+        lambda a, loc: say("step.propose_decision", loc),
         writes=True,
     ),
     Tool(
@@ -297,7 +297,7 @@ PROPOSE_TOOLS: list[Tool] = [
         "Prepare the withdrawal of the user's own undecided request, confirmed on a card.",
         ProposeWithdrawArgs,
         propose_withdraw,
-        lambda a, loc: say("step.propose_withdraw", loc, id=a.request_id),
+        lambda a, loc: say("step.propose_withdraw", loc),
         writes=True,
     ),
     Tool(

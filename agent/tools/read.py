@@ -251,7 +251,7 @@ READ_TOOLS: list[Tool] = [
         "Steps and history of one request the user may see.",
         RequestIdArgs,
         request_details,
-        lambda a, loc: say("step.request_details", loc, id=a.request_id),
+        lambda a, loc: say("step.request_details", loc),
     ),
     Tool(
         "my_pending_approvals",
