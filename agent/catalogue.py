@@ -462,6 +462,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "confirm.title.other": ("Please confirm", "请确认"),
     "confirm.title.done": ("Confirmed", "已确认"),
     "confirm.title.cancelled": ("Cancelled", "已取消"),
+    "confirm.title.replaced": ("Replaced", "已被取代"),
     # the approver's card
     "fallback.approval": ("{who} asks for your approval: {what}", "{who} 请你审批：{what}"),
     "fallback.dash": (" — {text}", "：{text}"),

@@ -99,7 +99,7 @@ class Interactions(CounterClicks, BulkClicks):
         text = wording.replaced_by_card_below(locale)
         summary = await self._summary(pending, person.id, locale)
         error = InvalidState(text, zh=wording.replaced_by_card_below("zh"))
-        closed = Closed(summary, text, ok=False)
+        closed = Closed(summary, text, ok=False, replaced=True)
         return Answer(False, text, "error", closed, error=error, locale=locale)
 
     async def confirm(

@@ -247,7 +247,7 @@ class CardLifecycle:
         """Every card of a superseded draft on `platform` now says so, with no buttons."""
         for old in await self.registry.confirm_cards(pending_id, platform):
             text = wording.replaced_by_card_below(old.locale)
-            await update(old, Closed(old.summary, text, ok=False))
+            await update(old, Closed(old.summary, text, ok=False, replaced=True))
 
     async def registered_summary(self, pending_id: str) -> str:
         """The first line a confirm card was posted with, if the registry knows it."""

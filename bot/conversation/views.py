@@ -20,6 +20,7 @@ class Closed:
     summary: str
     outcome: str
     ok: bool = True
+    replaced: bool = False  # a newer draft superseded it: headed "Replaced", not "Cancelled"
 
 
 @dataclass(frozen=True)

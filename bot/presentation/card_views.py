@@ -28,7 +28,9 @@ def card_of(view: CardView, engine: Engine, reader: Reader | str) -> Card:
     """
     match view:
         case Closed():
-            return confirm.confirm_card_closed(view.summary, view.outcome, reader, ok=view.ok)
+            return confirm.confirm_card_closed(
+                view.summary, view.outcome, reader, ok=view.ok, replaced=view.replaced
+            )
         case StepClosed():
             return requests.approval_card_closed(view.request, engine, reader, view.step)
         case StepLive():

@@ -65,7 +65,7 @@ def confirm_card(p: ProposalReady, reader_: Reader | str, *, engine: Engine | No
 
 
 def confirm_card_closed(
-    summary: str, outcome: str, reader_: Reader | str, *, ok: bool = True
+    summary: str, outcome: str, reader_: Reader | str, *, ok: bool = True, replaced: bool = False
 ) -> Card:
     """The confirm card after a click: what it was about and what happened, no buttons."""
     locale = reader(reader_).locale
@@ -74,7 +74,12 @@ def confirm_card_closed(
     sep = say("fallback.dash", locale, text=summary.strip()) if summary.strip() else ""
     return Card(
         fallback=f"{outcome}{sep}",
-        title=say("confirm.title.done" if ok else "confirm.title.cancelled", locale),
+        title=say(
+            "confirm.title.replaced"
+            if replaced
+            else ("confirm.title.done" if ok else "confirm.title.cancelled"),
+            locale,
+        ),
         tone=Tone.APPROVED if ok else Tone.CLOSED,
         lead=tuple(lead),
     )

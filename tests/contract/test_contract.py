@@ -192,6 +192,7 @@ async def test_a_correction_supersedes_the_draft(surfaces, name):
     if name != "terminal":
         [old] = [c for c in s.cards("priya") if REPLACED["en"] in c.text]
         assert not old.actions
+        assert "Replaced" in old.text and "Cancelled" not in old.text, old.text  # not cancelled
     answer = await s.click("priya", first, CONFIRM)
     assert REPLACED["en"] in answer
     assert await s.engine.my_requests("priya") == []
