@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from tests.helpers import ANNUAL_2_DAYS, SICK_6_DAYS, events, state, submitted
+from workflow import engine as engine_module
 from workflow.engine import Engine
 from workflow.errors import (
     InsufficientBalance,
@@ -351,3 +352,24 @@ async def test_unknown_person_and_process_are_named(engine: Engine):
         await engine.prepare_submit("ghost", "leave", SICK_6_DAYS)
     with pytest.raises(NotFound, match="the processes are: leave, expense, business_trip"):
         await engine.prepare_submit("zhangsan", "holiday", SICK_6_DAYS)
+
+
+async def test_a_random_request_id_already_taken_draws_a_new_one(engine: Engine, monkeypatch):
+    """An id collision (rare at a million requests) still gives the person their draft."""
+    first = await engine.prepare_submit("zhangsan", "leave", ANNUAL_2_DAYS)
+    real, drawn = engine_module.new_id, []
+
+    def colliding(prefix: str, length: int) -> str:
+        drawn.append(prefix)
+        # the first request id drawn is the one already taken; later draws are random again
+        return (
+            first.request.id if drawn.count("R-") == 1 and prefix == "R-" else real(prefix, length)
+        )
+
+    monkeypatch.setattr(engine_module, "new_id", colliding)
+    second = await engine.prepare_submit("lisi", "leave", ANNUAL_2_DAYS)
+    assert second.request.id != first.request.id
+    assert drawn.count("R-") == 2
+    kept = await engine.get_request(first.request.id, "zhangsan")
+    assert kept.requester == "zhangsan"  # the taken id's request is untouched
+    assert (await engine.pending_action(second.pending.id, "lisi")).request_id == second.request.id

@@ -177,6 +177,7 @@ class Engine(Queries):
         *,
         replaces: str | None = None,
         on_behalf_of: str | None = None,
+        _fresh_ids: int = 2,
     ) -> Proposal:
         """Validate a new request as if submitting it and store it as a draft awaiting the requester's click.
 
@@ -256,7 +257,22 @@ class Engine(Queries):
         tx.expect(pending_key, 0).put(pending_key, pending)
         # kept past expiry so a late click is told "expired", not "unknown"
         tx.pexpire(pending_key, int((ttl + timedelta(days=7)).total_seconds() * 1000))
-        await self.store.apply(tx)
+        try:
+            await self.store.apply(tx)
+        except Conflict as c:
+            # A random id already taken (about one draft in a million once a million requests
+            # exist): nothing was written, so draw new ids rather than fail the person's draft.
+            if c.key not in (req_key, pending_key) or _fresh_ids <= 0:
+                raise
+            log.warning("draft_id_taken", key=c.key)
+            return await self.prepare_submit(
+                actor,
+                process_key,
+                fields,
+                replaces=replaces,
+                on_behalf_of=on_behalf_of,
+                _fresh_ids=_fresh_ids - 1,
+            )
         log.info(
             "request_drafted",
             request_id=request.id,
