@@ -264,7 +264,7 @@ class Engine(Queries):
             # exist): nothing was written, so draw new ids rather than fail the person's draft.
             if c.key not in (req_key, pending_key) or _fresh_ids <= 0:
                 raise
-            log.warning("draft_id_taken", key=c.key)
+            log.info("draft_id_taken", key=c.key)
             return await self.prepare_submit(
                 actor,
                 process_key,
