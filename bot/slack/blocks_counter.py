@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from slack_sdk.models.blocks import Block, DatePickerElement, InputBlock, PlainTextInputElement
+from slack_sdk.models.blocks import Block, DatePickerElement, InputBlock
 
 from agent.tools.describe import what
-from bot.slack.blocks_base import PLACEHOLDER_MAX, escape, plain, section
-from bot.slack.blocks_forms import LABEL_MAX, REASON_MAX, _modal
+from bot.slack.blocks_base import escape, plain, section
+from bot.slack.blocks_forms import LABEL_MAX, _modal, text_area
 from bot.wording import leave_dates, name_of, say
 from workflow.engine import Engine
 from workflow.models import Request
@@ -43,15 +43,10 @@ def counter_modal(
         section(escape(f"{say('label.asked_dates', locale)}: {leave_dates(f, locale)}")),
         _day("start", say("form.counter.start", locale), f.get("start")),
         _day("end", say("form.counter.end", locale), f.get("end")),
-        InputBlock(
-            block_id="note",
-            label=plain(say("form.counter.note", locale, who=who), LABEL_MAX),
-            element=PlainTextInputElement(
-                action_id="note",
-                multiline=True,
-                max_length=REASON_MAX,
-                placeholder=plain(say("form.counter.title", locale), PLACEHOLDER_MAX),
-            ),
+        text_area(
+            "note",
+            say("form.counter.note", locale, who=who),
+            say("form.counter.title", locale),
             optional=True,
         ),
     ]

@@ -58,20 +58,30 @@ def _modal(
     ).to_dict()
 
 
+def text_area(block_id: str, label: str, placeholder: str, *, optional: bool) -> InputBlock:
+    """A multi-line text input of at most REASON_MAX characters (a reason, a note)."""
+    return InputBlock(
+        block_id=block_id,
+        label=plain(label, LABEL_MAX),
+        element=PlainTextInputElement(
+            action_id=block_id,
+            multiline=True,
+            max_length=REASON_MAX,
+            placeholder=plain(placeholder, PLACEHOLDER_MAX),
+        ),
+        optional=optional,
+    )
+
+
 def reject_modal(request: Request, step_index: int, engine: Engine, locale: str) -> dict[str, Any]:
     """The modal [Reject] opens: one required reason, sent to the requester."""
     who = name_of(engine, request.requester)
     blocks: list[Block] = [
         section(f"*{escape(who)}* · {escape(what(request, engine.config, locale))}"),
-        InputBlock(
-            block_id="reason",
-            label=plain(say("form.reject.reason_for", locale, who=who), LABEL_MAX),
-            element=PlainTextInputElement(
-                action_id="reason",
-                multiline=True,
-                max_length=REASON_MAX,
-                placeholder=plain(say("form.reject.why", locale), PLACEHOLDER_MAX),
-            ),
+        text_area(
+            "reason",
+            say("form.reject.reason_for", locale, who=who),
+            say("form.reject.why", locale),
             optional=False,
         ),
     ]
