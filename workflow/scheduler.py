@@ -69,6 +69,8 @@ class Scheduler:
         self.lease_ms = lease_ms
         self._claim = engine.store.redis.register_script(_CLAIM_LUA)
         self._seeded = False
+        # nothing in accrual falls due before this instant (None: look at the next tick)
+        self._accrual_next: datetime | None = None
 
     def _now(self) -> datetime:
         return self.engine.clock.now(UTC)
@@ -251,7 +253,7 @@ class Scheduler:
         if not self._seeded:
             await self._seed()
         now = self._now()
-        await accrual.apply_due(self.engine, now.date())  # once per period; one read when done
+        await self._accrue(now)
         now_ms = int(now.timestamp() * 1000)
         queued = 0
         while True:
@@ -280,6 +282,14 @@ class Scheduler:
             await self.engine.store.apply(tx)
             if len(due) < limit:
                 return queued
+
+    async def _accrue(self, now: datetime) -> None:
+        """Credit the accrual periods fallen due (catching up any missed); between the starts of
+        periods a tick costs nothing, once a pass has recorded everything due."""
+        if self._accrual_next is not None and now < self._accrual_next:
+            return
+        done = await accrual.apply_due(self.engine, now)
+        self._accrual_next = accrual.next_start(self.engine, now) if done.complete else None
 
     async def _seed(self) -> None:
         """Put everyone (and each manager's weekly) in the due index once per process; members
