@@ -93,6 +93,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "read.out": ("Out {dates}:\n", "{dates} 请假的人：\n"),
     "word.semicolon": ("; ", "；"),
     "word.full_stop": (".", "。"),
+    # dates and day counts in running text (agent/i18n.py, bot/wording.py)
+    "date.afternoon": ("{date} (afternoon)", "{date}下午"),
+    "date.morning": ("{date} (morning)", "{date}上午"),
+    "date.range": ("{first} – {last}", "{first} 至 {last}"),
+    "days.working.one": ("{n} working day", "{n} 个工作日"),
+    "days.working": ("{n} working days", "{n} 个工作日"),
+    "days.one": ("{n} day", "{n} 天"),
+    "days.many": ("{n} days", "{n} 天"),
+    # a requester's thread card after a decision (bot/conversation/lifecycle.py)
+    "line.decided_now": ("{decided}; now {waiting}", "{decided}；现{waiting}"),
+    # a queued turn that failed three times (bot/slack, bot/feishu: bot/conversation/turn_view.py)
+    "turn.gave_up": (
+        "Sorry — answering this message failed three times, so I have stopped trying. "
+        "Nothing was submitted. Please send it again; if it keeps failing, tell your admin "
+        "(it is kept for them: approvals-bot turns list).",
+        "抱歉，这条消息处理失败了三次，我已停止重试，没有提交任何内容。请重新发送；如果仍然失败，"
+        "请联系管理员（消息已保留：approvals-bot turns list）。",
+    ),
     # step titles: what a tool call is doing, as a person reads it
     "step.list_processes": ("Looking up the request forms", "查看申请表单"),
     "step.find_people": ("Looking up {query}", "查找 {query}"),

@@ -1,16 +1,13 @@
-"""The few words the agent writes itself, in English and Chinese."""
+"""Dates, date ranges and day counts as a person reads them; the words come from the catalogue."""
 
 from __future__ import annotations
 
 from datetime import date
 
+from agent.catalogue import say
+
 _WEEKDAYS_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
-
-
-def t(locale: str, en: str, zh: str) -> str:
-    """Pick the sentence for the locale."""
-    return zh if locale == "zh" else en
 
 
 def fmt_date(d: date, locale: str) -> str:
@@ -22,13 +19,15 @@ def fmt_date(d: date, locale: str) -> str:
 
 def fmt_range(start: date, end: date, start_half: bool, end_half: bool, locale: str) -> str:
     """A leave's dates as a person reads them, with half days spelled out."""
-    first = fmt_date(start, locale) + (t(locale, " (afternoon)", "下午") if start_half else "")
+    first = fmt_date(start, locale)
+    if start_half:
+        first = say("date.afternoon", locale, date=first)
     if start == end:
-        if end_half:
-            first += t(locale, " (morning)", "上午")
-        return first
-    last = fmt_date(end, locale) + (t(locale, " (morning)", "上午") if end_half else "")
-    return first + t(locale, " – ", " 至 ") + last
+        return say("date.morning", locale, date=first) if end_half else first
+    last = fmt_date(end, locale)
+    if end_half:
+        last = say("date.morning", locale, date=last)
+    return say("date.range", locale, first=first, last=last)
 
 
 def detect_locale(text: str, default: str = "en") -> str:
@@ -39,5 +38,5 @@ def detect_locale(text: str, default: str = "en") -> str:
 
 
 def fmt_days(days: float, locale: str) -> str:
-    n = f"{days:g}"
-    return t(locale, f"{n} working day" + ("" if days == 1 else "s"), f"{n} 个工作日")
+    """'1 working day', '2.5 working days' / '2.5 个工作日'."""
+    return say("days.working.one" if days == 1 else "days.working", locale, n=f"{days:g}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.catalogue import CATALOGUE, say
 from agent.events import ProposalReady
-from agent.i18n import fmt_date, fmt_days, fmt_range, t
+from agent.i18n import fmt_date, fmt_days, fmt_range
 from agent.tools.describe import status_text, what, where_it_is
 from bot.presentation.model import Reader
 from bot.presentation.model import reader as as_reader
@@ -47,8 +47,8 @@ def in_zone(reader: Reader | str, engine: Engine, person_id: str | None) -> Read
 
 
 def days_text(days: float, locale: str) -> str:
-    n = f"{days:g}"
-    return t(locale, f"{n} day" + ("" if days == 1 else "s"), f"{n} 天")
+    """'1 day', '2.5 days' / '2.5 天'."""
+    return say("days.one" if days == 1 else "days.many", locale, n=f"{days:g}")
 
 
 def leave_type_name(engine: Engine | None, key: str, locale: str) -> str:
@@ -487,16 +487,22 @@ def confirm_label(p: ProposalReady, locale: str) -> tuple[str, str]:
     return say(f"button.{verb}", locale), "danger" if verb == "withdraw" else "primary"
 
 
+def waiting_for(request: Request, engine: Engine, locale: str) -> str | None:
+    """'waiting for Emma Clarke (step 1 of 2)'; None when no step is open."""
+    step = request.open_step()
+    if step is None:
+        return None
+    holder = name_of(engine, step.assignee or step.approver)
+    n = step_phrase(step.index, len(request.steps), None, locale)
+    return say("wording.outcome_text.waiting_for", locale, holder=holder, n=n)
+
+
 def outcome_text(kind: str, request: Request | None, engine: Engine, locale: str) -> str:
     """What a click on a confirm card did (kind: submit, decide, withdraw, remind, cancel)."""
     if kind in ("cancel", "cancelled") or request is None:
         return say("wording.outcome_text.cancelled_nothing_was_sent", locale)
     step = request.open_step()
-    where = ""
-    if step is not None:
-        holder = name_of(engine, step.assignee or step.approver)
-        n = step_phrase(step.index, len(request.steps), None, locale)
-        where = say("wording.outcome_text.waiting_for", locale, holder=holder, n=n)
+    where = waiting_for(request, engine, locale) or ""
     match kind:
         case "submit":
             if where:

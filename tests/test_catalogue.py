@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import string
 from pathlib import Path
 
@@ -10,38 +11,63 @@ from agent.catalogue import CATALOGUE, say
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Modules still allowed to write an inline t(locale, "en", "zh") pair, with how many.
-# agent/i18n.py is where t() lives (date and day phrasing); the list only shrinks.
-ALLOWED: dict[str, int] = {
-    "agent/i18n.py": 4,
-    "bot/conversation/lifecycle.py": 7,
-    "bot/feishu/queued.py": 1,
-    "bot/slack/queued.py": 1,
-}
+CATALOGUE_FILE = "agent/catalogue.py"
+_CJK = re.compile("[\u4e00-\u9fff]")
 
 
-def inline_pairs(path: Path) -> int:
-    """Calls t(locale, <literal>, <literal>) in one module: sentences written outside the catalogue."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    literal = (ast.Constant, ast.JoinedStr)
-    return sum(
-        1
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "t"
-        and len(node.args) == 3
-        and isinstance(node.args[1], literal)
-        and isinstance(node.args[2], literal)
+def _has_text(node: ast.AST) -> bool:
+    """A sentence written in place: a string literal, an f-string, or one glued from them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and bool(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp):
+        return _has_text(node.left) or _has_text(node.right)
+    if isinstance(node, ast.IfExp):
+        return _has_text(node.body) or _has_text(node.orelse)
+    return False
+
+
+def _has_chinese(node: ast.AST) -> bool:
+    return any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) and _CJK.search(n.value)
+        for n in ast.walk(node)
     )
 
 
-def all_pairs() -> dict[str, int]:
+def _names_chinese(test: ast.AST) -> bool:
+    """`locale == "zh"` (or `lang == "zh"`): the test of a sentence picked by language."""
+    return isinstance(test, ast.Compare) and any(
+        isinstance(c, ast.Constant) and c.value == "zh" for c in test.comparators
+    )
+
+
+def inline_pairs(source: str) -> list[int]:
+    """Lines of a module that write an English/Chinese pair in place instead of naming a code.
+
+    Two spellings: `t(locale, "en…", "zh…")` (the old helper, or any function called `t`), and
+    `"…中文" if locale == "zh" else "…"` with text on both sides (not a tag like "zh-CN").
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name == "t" and sum(_has_text(a) for a in node.args) >= 2:
+                found.append(node.lineno)
+        elif isinstance(node, ast.IfExp) and _names_chinese(node.test):
+            both = _has_text(node.body) and _has_text(node.orelse)
+            if both and (_has_chinese(node.body) or _has_chinese(node.orelse)):
+                found.append(node.lineno)
+    return found
+
+
+def all_pairs() -> dict[str, list[int]]:
     found = {}
     for package in ("agent", "bot", "workflow"):
         for path in sorted((ROOT / package).rglob("*.py")):
-            if n := inline_pairs(path):
-                found[str(path.relative_to(ROOT))] = n
+            name = str(path.relative_to(ROOT))
+            if name != CATALOGUE_FILE and (lines := inline_pairs(path.read_text(encoding="utf-8"))):
+                found[name] = lines
     return found
 
 
@@ -69,8 +95,23 @@ def test_both_languages_of_a_code_take_the_same_values() -> None:
 
 
 def test_no_module_writes_its_own_sentence_pairs() -> None:
-    """Wording lives in the catalogue; a new t(locale, "…", "…") elsewhere belongs there."""
-    assert all_pairs() == ALLOWED
+    """Wording lives in the catalogue; a t(locale, "…", "…") pair elsewhere belongs there."""
+    assert all_pairs() == {}
+
+
+def test_the_scan_finds_each_spelling_of_an_inline_pair() -> None:
+    """The scan above would see a pair written again, in either spelling, glued or not."""
+    source = """
+t(locale, "Withdrawn", "已撤回")
+t(loc, f"{n} day" + ("" if n == 1 else "s"), f"{n} 天")
+i18n.t(locale, "Hi", "你好")
+x = "已撤回" if locale == "zh" else "Withdrawn"
+y = f"{city}时间" if locale == "zh" else city
+z = "zh-CN" if locale == "zh" else "en-US"
+say("status.withdrawn", locale)
+t(locale, en, zh)
+"""
+    assert inline_pairs(source) == [2, 3, 4, 5]
 
 
 def test_say_fills_values_in_the_readers_language() -> None:

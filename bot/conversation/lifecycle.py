@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from agent.events import ProposalReady
-from agent.i18n import t
 from agent.tools.describe import what
 from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
@@ -41,17 +40,6 @@ def summary_of(req: Request, engine: Engine, locale: str) -> str:
     return f"{what(req, engine.config, locale)} · {req.id}"
 
 
-def _waiting(req: Request, engine: Engine, locale: str) -> str | None:
-    step = req.open_step()
-    if step is None:
-        return None
-    holder = wording.name_of(engine, step.assignee or step.approver)
-    n = wording.step_of(step.index, len(req.steps), None, locale)
-    return t(
-        locale, f"waiting for {holder} ({n[:1].lower() + n[1:]})", f"等待 {holder} 审批（{n}）"
-    )
-
-
 def state_line(req: Request, engine: Engine, locale: str) -> str:
     """Where a request stands, for its requester's card: every decision so far, then what is next."""
     decided = [
@@ -59,23 +47,23 @@ def state_line(req: Request, engine: Engine, locale: str) -> str:
         for s in req.steps
         if s.status in (StepStatus.APPROVED, StepStatus.REJECTED) and s.decided_by
     ]
-    sep = t(locale, "; ", "；")
-    waiting = _waiting(req, engine, locale)
+    sep = say("word.semicolon", locale)
+    waiting = wording.waiting_for(req, engine, locale)
     if waiting is not None:
         if not decided:
-            return t(locale, f"Submitted — {waiting}", f"已提交，{waiting}")
-        return sep.join(decided) + t(locale, f"; now {waiting}", f"；现{waiting}")
+            return say("wording.outcome_text.submitted", locale, where=waiting)
+        return say("line.decided_now", locale, decided=sep.join(decided), waiting=waiting)
     match req.status:
         case RequestStatus.APPROVED if decided:
             return sep.join(decided)
         case RequestStatus.APPROVED:
-            return t(locale, "Submitted and approved automatically", "已提交，并已自动批准")
+            return say("wording.outcome_text.submitted_and_approved_automatically", locale)
         case RequestStatus.REJECTED if decided:
             return decided[-1]
         case RequestStatus.WITHDRAWN:
-            return t(locale, "Withdrawn", "已撤回")
+            return say("wording.outcome_text.withdrawn", locale)
         case RequestStatus.EXPIRED:
-            return t(locale, "Expired without a decision", "未获审批，已过期")
+            return say("wording.decision_text.expired_without_a_decision", locale)
     return wording.outcome_text("submit", req, engine, locale)
 
 

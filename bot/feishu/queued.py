@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from agent.i18n import detect_locale, t
+from agent.catalogue import say
+from agent.i18n import detect_locale
 from bot.feishu.errors import FeishuError
 from bot.feishu.turns import CardThread
 from bot.queue import Turn, TurnJournal, Turns
@@ -70,14 +71,7 @@ class FeishuTurnHandler:
         locale = detect_locale(d.get("text") or "", "zh")
         view = CardThread(self.bot.client, d["root_id"], d["thread"], locale, f"{d['origin']}:dead")
         try:
-            await view.say(
-                t(
-                    locale,
-                    "Sorry — answering this message failed three times, so I have stopped trying. "
-                    "Nothing was submitted. Please send it again; if it keeps failing, tell your admin.",
-                    "抱歉，这条消息处理失败了三次，我已停止重试，没有提交任何内容。请重新发送；如果仍然失败，请联系管理员。",
-                )
-            )
+            await view.say(say("turn.gave_up", locale))
             await journal.put(ANSWERED, "1")
         except FeishuError as e:
             log.error("feishu_give_up_notice_failed", error=str(e))

@@ -17,7 +17,8 @@ from aiohttp import web
 from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 
-from agent.i18n import detect_locale, t
+from agent.catalogue import say
+from agent.i18n import detect_locale
 from bot.budget import client_address
 from bot.queue import QueueUnavailable, Turn, TurnJournal, Turns
 from bot.queue.journal import ANSWERED
@@ -223,14 +224,7 @@ class SlackTurnHandler:
             await self.bot.client.chat_postMessage(
                 channel=channel,
                 thread_ts=thread_ts,
-                text=t(
-                    locale,
-                    "Sorry — answering this message failed three times, so I have stopped trying. "
-                    "Nothing was submitted. Please send it again; if it keeps failing, tell your admin "
-                    "(it is kept for them: `approvals-bot turns list`).",
-                    "抱歉，这条消息处理失败了三次，我已停止重试，没有提交任何内容。请重新发送；如果仍然失败，"
-                    "请联系管理员（消息已保留：`approvals-bot turns list`）。",
-                ),
+                text=say("turn.gave_up", locale),
             )
             await journal.put(ANSWERED, "1")
         except SlackApiError as e:
