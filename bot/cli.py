@@ -327,9 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--suite",
-        choices=["all", "core", "tuned", "held-out"],
+        choices=["all", "core", "tuned", "held-out", "tuned-2", "held-out-2"],
         default="all",
-        help="core scenarios, or issue 14's tuned or held-out phrasings (default: all, scored apart)",
+        help="core scenarios, or a phrasing set: issue 14's tuned or held-out, the everyday asks' "
+        "tuned-2 or held-out-2 (default: all, scored apart)",
     )
     ev.add_argument(
         "--json", action="store_true", help="one JSON object per scenario, then a totals line"

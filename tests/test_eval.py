@@ -48,6 +48,36 @@ def test_the_phrasing_sets_are_fresh_bilingual_and_a_third_conversations():
         assert s.about and s.turns, s.name
 
 
+def test_the_everyday_asks_are_fresh_bilingual_with_follow_ups_and_two_fifths_held_out():
+    """The everyday-asks sets: 80+ phrasings, about half Chinese, follow-ups, ~40% held out.
+
+    Only the sets' shape is read here; `bot/eval/heldout2.py` is scored by `approvals-bot eval`.
+    """
+    from bot.eval.heldout import HELD_OUT
+    from bot.eval.heldout2 import HELD_OUT_2
+    from bot.eval.phrasings import TUNED
+    from bot.eval.phrasings2 import TUNED_2
+
+    asks = TUNED_2 + HELD_OUT_2
+    said = [t.say.strip().lower() for s in asks for t in s.turns]
+    assert len(said) >= 80 and 0.35 <= len(HELD_OUT_2) / len(asks) <= 0.5
+    assert 0.4 <= sum(s.lang == "zh" for s in asks) / len(asks) <= 0.6
+    assert (
+        sum(len(s.turns) > 1 for s in TUNED_2) >= 10
+        and sum(len(s.turns) > 1 for s in HELD_OUT_2) >= 10
+    )
+    assert {s.suite for s in TUNED_2} == {"tuned-2"} and {s.suite for s in HELD_OUT_2} == {
+        "held-out-2"
+    }
+    names = [s.name for s in SCENARIOS + TUNED + HELD_OUT + asks]
+    assert len(names) == len(set(names))
+    earlier = {t.say.strip().lower() for s in SCENARIOS + TUNED + HELD_OUT for t in s.turns}
+    first_lines = [s.turns[0].say.strip().lower() for s in asks]
+    assert len(first_lines) == len(set(first_lines)) and not earlier & set(first_lines)
+    for s in asks:
+        assert s.about and s.turns, s.name
+
+
 async def test_the_tuned_phrasings_reach_their_target_with_the_offline_planner():
     """Issue 14's tuned set: at least 95% with the planner (the held-out set is scored by the CLI)."""
     from bot.eval.phrasings import TUNED

@@ -485,6 +485,94 @@ class Names(Check):
         return "names " + " or ".join(self.options)
 
 
+# A refusal says so: "I can't help with that one", "这个我帮不上忙". The second check on wording,
+# and again only on these few markers: a greeting or a question about one's own requests
+# answered with a refusal is the failure being guarded (and an out-of-scope ask answered
+# without one).
+REFUSAL_MARKERS = (
+    "can't",
+    "cannot",
+    "can not",
+    "unable to",
+    "not able to",
+    "帮不上",
+    "做不了",
+    "无法",
+    "不能",
+    "不支持",
+)
+
+
+def _refuses(text: str) -> bool:
+    lowered = text.lower().replace("\u2019", "'")
+    return any(marker in lowered for marker in REFUSAL_MARKERS)
+
+
+@dataclass(frozen=True)
+class TurnsAway(Check):
+    """The reply says plainly that the bot cannot do this (or, with `want=False`, does not)."""
+
+    want: bool = True
+
+    async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
+        turn = _need_turn(turn, "TurnsAway")
+        reply = turn.final.text if turn.final else ""
+        if _refuses(reply) == self.want:
+            return []
+        said = "does not say it cannot" if self.want else "turns the person away"
+        return [f"the reply {said}: {reply[:80]!r}"]
+
+    def describe(self) -> str:
+        return "says it cannot" if self.want else "does not turn the person away"
+
+
+@dataclass(frozen=True)
+class LooksUpWhoIsOut(Check):
+    """who_is_out answered for these days (resolved as the tool resolves its words) and scope.
+
+    `start` and `end` are ISO dates or `one_of(...)` them; `scope` is checked only when given
+    ("team" when the call leaves it out).
+    """
+
+    start: Any
+    end: Any
+    scope: str | None = None
+
+    async def failures(self, run: ScenarioRun, turn: TurnRecord | None) -> list[str]:
+        from agent.dates import DateParseError, resolve_date
+
+        turn = _need_turn(turn, "LooksUpWhoIsOut")
+        answered = {t.call_id for t in turn.tools_finished if t.tool == "who_is_out" and t.ok}
+        calls = [t.arguments for t in turn.tools_started if t.call_id in answered]
+        if not calls:
+            got = ", ".join(t.tool for t in turn.tools_finished) or "no tool call"
+            return [f"expected an answered call of who_is_out, got {got}"]
+        today = run.engine.clock.now().date()
+
+        def day(value: Any) -> Any:
+            try:
+                return resolve_date(str(value), today).isoformat()
+            except DateParseError:
+                return value
+
+        seen = []
+        for args in calls:
+            start = day(args.get("start"))
+            end = day(args.get("end")) if args.get("end") else start
+            view = {"start": start, "end": end, "scope": args.get("scope") or "team"}
+            expected = {"start": self.start, "end": self.end}
+            if self.scope is not None:
+                expected["scope"] = self.scope
+            if not mismatches(view, expected):
+                return []
+            seen.append(f"{start}..{end} {view['scope']}")
+        return [f"who_is_out asked for {', '.join(seen)}, want {self.describe()}"]
+
+    def describe(self) -> str:
+        scope = f" ({self.scope})" if self.scope else ""
+        return f"who is out {self.start!r}..{self.end!r}{scope}"
+
+
 # --- shorthands the scenarios use ------------------------------------------------------------------
 
 
@@ -563,3 +651,31 @@ def answered(lang: str, *tools: str) -> tuple[Check, ...]:
     """A question answered (from one of `tools` when given): no card, no change, no consent."""
     base: tuple[Check, ...] = (NoProposal(), EndedNormally(), NoStateChange(), NoConsent())
     return base + ((Called(tools),) if tools else ()) + (RepliesIn(lang),)
+
+
+def helps(lang: str) -> tuple[Check, ...]:
+    """A greeting or a call for help: says what it can do, looks nobody up, turns nobody away."""
+    return (
+        NoToolCall(),
+        NoProposal(),
+        EndedNormally(),
+        NoStateChange(),
+        NoConsent(),
+        TurnsAway(want=False),
+        RepliesIn(lang),
+    )
+
+
+def out_of_scope(lang: str) -> tuple[Check, ...]:
+    """Not the bot's work: said plainly that it cannot, with no tool call, card or change."""
+    return (*declined(lang), NoToolCall(), TurnsAway())
+
+
+def who_is_out(start: Any, end: Any = None, scope: str | None = None) -> tuple[Check, ...]:
+    """A who's-out question answered for these days: no card, no change."""
+    return (
+        LooksUpWhoIsOut(start, start if end is None else end, scope),
+        NoProposal(),
+        EndedNormally(),
+        NoStateChange(),
+    )

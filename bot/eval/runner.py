@@ -18,7 +18,9 @@ from agent.model import ChatModel
 from agent.tools.describe import what, where_it_is
 from bot.eval.checks import Check
 from bot.eval.heldout import HELD_OUT
+from bot.eval.heldout2 import HELD_OUT_2
 from bot.eval.phrasings import TUNED
+from bot.eval.phrasings2 import TUNED_2
 from bot.eval.record import ClickRecord, ScenarioRun, TurnRecord, state_snapshot
 from bot.eval.report import Report
 from bot.eval.scenarios import SCENARIOS
@@ -34,9 +36,15 @@ if TYPE_CHECKING:
 
 OFFLINE_MODEL = "offline-planner"
 
-# Everything `approvals-bot eval` runs: the core suite, then issue 14's tuned and held-out phrasings.
-ALL_SCENARIOS = SCENARIOS + TUNED + HELD_OUT
-SUITES = {"core": SCENARIOS, "tuned": TUNED, "held-out": HELD_OUT}
+# Everything `approvals-bot eval` runs: the core suite, then the phrasing sets, tuned and held out.
+ALL_SCENARIOS = SCENARIOS + TUNED + HELD_OUT + TUNED_2 + HELD_OUT_2
+SUITES = {
+    "core": SCENARIOS,
+    "tuned": TUNED,
+    "held-out": HELD_OUT,
+    "tuned-2": TUNED_2,
+    "held-out-2": HELD_OUT_2,
+}
 
 
 @dataclass
@@ -271,7 +279,7 @@ async def run_eval(
 
     The model is the configured LLM (LLM_* settings), or the offline planner when none is set.
     The LLM runs without the planner as fallback, so its failures are its own. `suite` picks
-    core, tuned or held-out (default: all three, each scored on its own).
+    core or one phrasing set (default: all of them, each scored on its own).
     """
     from bot.runtime import Runtime, build_model
 
