@@ -15,7 +15,7 @@ from typing import Any
 
 from agent.messages import Message, ToolCall
 from agent.planner._context import Context
-from agent.planner._reading import TASKS, Intent, Reading, read_message
+from agent.planner._reading import TASKS, Intent, Reading, follow_up, read_message
 from agent.planner._slots import request_ids
 
 __all__ = [
@@ -234,6 +234,8 @@ def current_task(turns: Sequence[Turn], ctx: Context) -> Task:
     for position in range(start, len(turns)):
         turn = turns[position]
         reading = read_message(turn.user, ctx, task.awaiting)
+        if position == len(turns) - 1 and position > 0 and task.intent is None:
+            reading = follow_up(reading, [c.name for c in turns[position - 1].calls], ctx)
         _fold(task, reading)
         if position < len(turns) - 1:
             ids = [i for o in turn.observations if not o.is_proposal for i in result_ids(o.result)]

@@ -37,7 +37,14 @@ from agent.planner._slots import (
 )
 from agent.planner._typos import mend
 
-__all__ = ["Intent", "Reading", "looks_like_question", "looks_like_request", "read_message"]
+__all__ = [
+    "Intent",
+    "Reading",
+    "follow_up",
+    "looks_like_question",
+    "looks_like_request",
+    "read_message",
+]
 
 
 class Intent(StrEnum):
@@ -133,15 +140,17 @@ _STATUS = rx(
     r"|\bapproved\s+(?:yet|already)\b|\b(?:for\s+real|is\s+(?:this|that|it)\s+(?:real|true))\b"
     r"|^\s*(?:really|seriously|are\s+you\s+sure)\s*\??\s*$|\bstatus\s+of\b|\bwhat(?:'s|\s+is)\s+the\s+status\b"
     r"|\bany\s+(?:news|update)s?\b|\bwhere\s+is\s+my\s+(?:request|leave|claim)\b"
+    r"|\bwhere\s+(?:do|does)\s+(?:things|it|that|my\s+\w+(?:\s+request)?)\s+stand\b"
+    r"|(?:批|批准|通过|同意)了我的.{0,6}(?:吗|没|么)"
     r"|(?:批|批准|通过|同意|驳回|拒绝|审批|提交)了(?:吗|没|么|没有)|批下来|被(?:驳回|拒绝|批准|退回)"
-    r"|真的吗|真的假的|真的么|是真的吗|^\s*真的\s*[?？]?\s*$|审批到哪|(?:申请|请假|审批)进度|怎么样了|什么状态|状态如何|有结果了"
+    r"|真的吗|真的假的|真的么|是真的吗|^\s*真的\s*[?？]?\s*$|审批到哪|(?:申请|请假|审批|报销|出差)进度|怎么样了|什么状态|状态如何|有结果了"
 )
 _PENDING_APPROVALS = rx(
     r"\bpending\s+approvals?\b|\bapprovals?\s+(?:pending|waiting|queue|list|inbox)\b"
     r"|\b(?:anything|something|what|things|requests?)\s+(?:(?:do|for)\s+(?:i|me)\s+)?(?:to|need\s+to|waiting\s+(?:for\s+)?(?:my\s+)?)\s*approv"
-    r"|\bwaiting\s+(?:for|on)\s+(?:my|me)\b|\bmy\s+(?:approvals|to-?dos?|inbox)\b|\bneed(?:s)?\s+my\s+approval\b"
+    r"|\bwaiting\s+(?:for|on)\s+(?:my|me)\b|\bmy\s+(?:approvals|to-?dos?|inbox)\b|\bneed(?:s)?\s+my\s+(?:approval|sign-?\s?off|ok|okay|decision|signature)\b"
     r"|\bwhat\s+(?:should|must|do)\s+i\s+approve\b|\bto\s+approve\b"
-    r"|待(?:我)?审批|待我批|待办|要(?:我)?审批的|需要我(?:批|审批|处理)|有什么要(?:审批|批)|有(?:什么|哪些)(?:要|需要)?(?:我)?(?:审批|批)|审批列表|等我(?:批|审批)"
+    r"|待(?:我)?审批|待我?批|待办|要(?:我)?审批的|需要我(?:批|审批|处理)|有什么要(?:审批|批)|有(?:什么|哪些)(?:要|需要)?(?:我)?(?:审批|批)|审批列表|等我(?:批|审批)"
 )
 _REJECT = rx(r"\b(?:reject|decline|deny|refuse|turn\s+down)\b|驳回|拒绝|不同意|不批|否决|退回")
 _APPROVE = rx(
@@ -151,6 +160,7 @@ _APPROVE = rx(
 _WITHDRAW = rx(
     r"\b(?:withdraw|retract|take\s+back|pull\s+back)\b|\bcancel\s+(?:my|the|this|that|it|R-)"
     r"|撤回|撤销|撤掉|取消(?:我的|这个|那个)?(?:申请|请假|请求|报销|出差)|不请了|不请假了"
+    r"|把(?:我的)?(?:这个|那个)?(?:年假|病假|事假|假|请假|申请|报销|出差)(?:申请)?(?:给)?(?:取消|撤)"
 )
 _REMIND = rx(
     r"\b(?:remind|reminder|hurry|chase|nudge|ping|follow\s+up|speed\s+(?:it\s+)?up)\b|催|提醒|督促"
@@ -168,17 +178,22 @@ _BALANCE = rx(
     r"\bbalances?\b|\ballowance\b|\bentitlement\b|\bhow\s+many\s+(?:\w+\s+){0,3}(?:days|holidays|leave)\b(?!.*\b(?:off|take|taking)\b)"
     r"|\b(?:days|leave|holidays?|pto|vacation)\s+(?:do\s+i\s+have\s+)?(?:left|remaining)\b|\bremaining\s+(?:leave|days|holiday)"
     r"|\b(?:have\s+i\s+got|i\s+have|do\s+i\s+have|are|is)\s+(?:\w+\s+){0,2}(?:left|remaining)\b|\bhow\s+much\s+(?:\w+\s+){0,3}(?:left|remaining)\b"
-    r"|余额|额度|还有几天|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假|病假|事假)|还能(?:休|请)(?:几|多少)天"
+    r"|\bhow\s+much\s+(?:\w+\s+){0,2}(?:leave|holiday|holidays|pto|vacation|time\s+off)\s+(?:do|have|did)\s+i\s+(?:have|got|get)\b(?!.*\b(?:take|taking|book)\b)"
+    r"|余额|额度|还有几天|还有多少(?:天)?(?:年假|病假|事假|假|假期|调休)|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假|病假|事假)|还能(?:休|请)(?:几|多少)天"
 )
 _WHO_IS_OUT = rx(
     r"\bwho(?:'s|\s+is|\s+are|\s+will\s+be)?\s+(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
     r"|\banyone\s+(?:out|off|away|on\s+leave)\b|\bwho\s+else\s+is\s+(?:out|off)\b"
+    r"|\b(?:is\s+|are\s+)?(?:anyone|anybody|who)\s+(?:(?:on|in|from|of)\s+(?:my|our|the)\s+(?:whole\s+)?(?:team|company|department|dept|office|org(?:anisation|anization)?)|(?:here|else))\s+(?:\w+\s+)?(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
     r"|谁(?:在)?(?:请假|休假|不在|休息|放假)|哪些人(?:请假|休假|不在)|有(?:谁|人)(?:请假|休假|不在)|(?:请假|休假)的(?:人|同事)"
 )
 _MY_REQUESTS = rx(
     r"\bmy\s+(?:\w+\s+)?(?:requests?|applications?|submissions?|claims?)\b|\brequests?\s+(?:status|history)\b"
     r"|\b(?:list|show)\s+(?:me\s+)?(?:my\s+)?requests\b"
+    r"|\b(?:what|which|any|how\s+many)\s+(?:\w+\s+)?(?:requests?|applications?|claims?)\s+(?:do|have|did|has)\s+i\b"
+    r"|\b(?:what|which)\s+(?:have|did)\s+i\s+(?:submitted|submit|requested|request|asked\s+for|applied\s+for|put\s+in|filed)\b"
     r"|我的(?:申请|请假|请求|报销|出差)|我(?:提交|申请)的|申请记录|请假记录|报销记录"
+    r"|我(?:有|都有|现在有)?(?:哪些|什么|几个|多少)(?:申请|请假|报销)|我.{0,4}(?:提交|申请|交)(?:过|了)(?:什么|哪些|几个)"
 )
 _EXPENSE = rx(
     r"\b(?:expenses?|reimburse(?:ment)?|claim|receipt)\b|\b(?:spent|paid)\s+(?:[£$€¥]\s*)?\d|报销|报账|发票"
@@ -214,9 +229,9 @@ _SUBMIT_DRAFT = rx(
     r"|^\s*(?:帮我|请|你)?(?:提交|确认提交|确认|发送|提交吧|确认吧|就这样提交|直接提交)(?:吧|一下|了吧)?\s*[。!！]?\s*$"
 )
 _CAPABILITIES = rx(
-    r"^\s*(?:hi|hello|hey|yo|hiya|morning|good\s+(?:morning|afternoon|evening))\b|\bwhat\s+can\s+you\s+do\b|\bhow\s+(?:do|can)\s+(?:i\s+use\s+)?(?:you|this)\b"
+    r"^\s*(?:hi|hello|hey|yo|hiya|morning|good\s+(?:morning|afternoon|evening))\b|\bwhat\s+can\s+you\s+do\b|\b(?:what|how)\s+can\s+you\s+(?:help|assist)\b|\bhow\s+(?:do|can)\s+(?:i\s+use\s+)?(?:you|this)\b"
     r"|\bwho\s+are\s+you\b|^\s*(?:help|/help|\?)\s*[!?.]*\s*$|\bwhat\s+do\s+you\s+do\b"
-    r"|你好|您好|在吗|在不在|你能做什么|你会什么|你能干什么|能干什么|能做什么|能帮我(?:做)?什么|可以做什么|帮助|怎么用|你是谁|^\s*嗨|^\s*哈喽"
+    r"|你好|您好|在吗|在不在|你能做什么|你会什么|你能干什么|能干什么|能做什么|能帮我(?:做)?什么|(?:能|可以|会)(?:帮我)?(?:干嘛|干啥|做啥|干些什么|做些什么)|可以做什么|帮助|怎么用|你是谁|^\s*嗨|^\s*哈喽"
     r"|^\s*(?:早上好|上午好|下午好|晚上好|早安|早)\s*[!！。.]?\s*$"
 )
 _THANKS = rx(
@@ -259,7 +274,7 @@ _WITHDRAW_OTHER_EN = rx(
     rf"\b(?:withdraw|retract|cancel|delete|take\s+back|pull)\s+(?P<who>{_COLLEAGUE}|(?!my\b|our\b|the\b|this\b|that\b|it\b)[a-z]+(?:\s+(?!leave\b|request\b)[a-z]+)?)'s\b"
 )
 _FOR_OTHER_ZH = re.compile(
-    r"(?:帮|替|给|为)(?:我)?(?:的)?(?P<coll>同事|同学|朋友|领导|老板|经理|主管)?(?P<who>[\u4e00-\u9fff]{2,3}?)(?:请|提交|申请|交|报)"
+    r"(?:帮|替|给|为)(?:我)?(?:的)?(?P<coll>同事|同学|朋友|领导|老板|经理|主管)?(?!查|看|问|找|催|撤|取消)(?P<who>[\u4e00-\u9fff]{2,3}?)(?:请|提交|申请|交|报)"
 )
 _WITHDRAW_OTHER_ZH = re.compile(
     r"(?:撤回|撤销|撤掉|取消|撤)(?:一下)?(?P<who>[\u4e00-\u9fff]{2,3}?)的"
@@ -480,6 +495,47 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
     return Reading(intent, slots, norm)
 
 
+# A short follow-up that only names what changes: "and sick days?", "what about next week?",
+# "后天呢", "那病假呢".
+_FOLLOW_UP = rx(
+    r"^\s*(?:and|what\s+about|how\s+about|and\s+what\s+about|what\s+of|same\s+for|also)\b"
+    r"|呢\s*[?？]?\s*$|^\s*(?:那|还有)"
+)
+# The reads a follow-up asks again, by the tool that answered the message before it.
+_ASKED_AGAIN = {
+    "my_balances": Intent.BALANCE,
+    "who_is_out": Intent.WHO_IS_OUT,
+    "working_days": Intent.WORKING_DAYS,
+    "my_requests": Intent.MY_REQUESTS,
+}
+
+
+def follow_up(reading: Reading, answered_by: list[str], ctx: Context) -> Reading:
+    """The reading of a short follow-up to a question the tools just answered.
+
+    "and sick days?" after a balance is the balance again, not a sick-leave request; "后天呢"
+    after who is out tomorrow is who is out on Friday. Anything else is left as it was read.
+    """
+    before = next((_ASKED_AGAIN[t] for t in reversed(answered_by) if t in _ASKED_AGAIN), None)
+    norm = reading.text
+    if before is None or reading.intent not in (None, Intent.LEAVE, before):
+        return reading
+    if len(norm) > 40 or not _FOLLOW_UP.search(norm):
+        return reading
+    if before in (Intent.WHO_IS_OUT, Intent.WORKING_DAYS):
+        slots = range_slots(norm, ctx.today)
+        if "start" not in slots:
+            return reading
+        if before is Intent.WHO_IS_OUT and SCOPE_ALL.search(norm):
+            slots["scope"] = "all"
+        return Reading(before, slots, norm)
+    if before is Intent.BALANCE:
+        year = year_of(norm, ctx.today)
+        return Reading(before, {} if year is None else {"year": year}, norm)
+    status = next((name for name, pattern in STATUS_FILTERS if pattern.search(norm)), None)
+    return Reading(before, {} if status is None else {"status": status}, norm)
+
+
 _LEAVE_SLOTS = frozenset({"leave_type", "dates", "start", "reason", "days_or_range"})
 _SEPARATE = rx(
     r"\b(?:separate(?:ly)?|just\s+(?:those|these|the\s+two)|only\s+(?:those|these|the\s+two)|those\s+two|both\s+days|two\s+single|single\s+days|individual|each\s+day|not\s+the\s+(?:whole|days\s+in\s+between))\b"
@@ -628,6 +684,7 @@ def looks_like_question(text: str) -> bool:
 _REQUEST = rx(
     r"\b(?:can\s+you|could\s+you|would\s+you|will\s+you|please|pls|help\s+me|i\s+(?:want|need|would\s+like)|i'd\s+like"
     r"|book|reserve|schedule|register|delete|remove|make\s+me|set|change|cancel|send|order|buy|create|add|move|postpone|reschedule|sign\s+me)\b"
+    r"|^\s*(?:write|tell|translate|summari[sz]e|draft|compose|generate|explain|calculate|play|sing|fix|reset|call|text|find|get|give|show|plan|organi[sz]e)\b|\b(?:me|us)\s+(?:a|an|some)\s+\w+"
     r"|帮|请你|给我|把|删|取消|订|预订|预定|安排|推迟|推了|改|设置|开通|注册|我想|我要|能不能|可不可以|麻烦"
 )
 _NO_WORDS = re.compile(r"^[\W\d_]*$")
