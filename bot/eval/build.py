@@ -5,8 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from bot.eval.checks import Check, contains, flatten
-from bot.eval.spec import Scenario, Setup, Turn
+from bot.eval.checks import (
+    Check,
+    answered,
+    contains,
+    flatten,
+    helps,
+    one_of,
+    out_of_scope,
+    proposes,
+    small_talk,
+    who_is_out,
+)
+from bot.eval.spec import Scenario, Setup, Submitted, Turn
 
 # Requests that exist before a conversation (today is Wednesday 2 December 2026).
 ZS_ANNUAL = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
@@ -78,3 +89,90 @@ def talk(
         source="issue 14",
         tags=(suite,),
     )
+
+
+# --- the everyday asks (bot/eval/phrasings2.py, heldout2.py): one message of a known kind ---------
+
+EMMA, WANGFANG = "Emma Clarke", "王芳"
+LANG: dict[str, Literal["en", "zh"]] = {
+    "oliver": "en",
+    "priya": "en",
+    "emma": "en",
+    "chenjing": "en",
+    "zhangsan": "zh",
+    "lisi": "zh",
+    "wangfang": "zh",
+    "liuyang": "zh",
+}
+# Each requester's pending request in these scenarios ("r1"), and who approves it.
+OWN = {"oliver": OL_ANNUAL, "priya": PR_ANNUAL, "zhangsan": ZS_ANNUAL, "lisi": LS_ANNUAL}
+APPROVER = {"oliver": EMMA, "priya": EMMA, "zhangsan": WANGFANG, "lisi": WANGFANG}
+# The request waiting for each approver.
+WAITING = {"emma": ("priya", PR_ANNUAL), "wangfang": ("zhangsan", ZS_ANNUAL)}
+MINE = ("my_requests", "request_details")
+# "This week" is its rest or all of it; a week may end on Friday or Sunday.
+THIS_WEEK = (one_of("2026-11-30", "2026-12-02"), one_of("2026-12-04", "2026-12-06"))
+NEXT_WEEK = ("2026-12-07", one_of("2026-12-11", "2026-12-13"))
+
+
+def own(person: str, fields: dict[str, Any] | None = None) -> tuple[Setup, ...]:
+    """`person`'s pending request r1 (their usual one unless `fields` are given)."""
+    return (Submitted("r1", person, OWN[person] if fields is None else fields),)
+
+
+def waiting(approver: str) -> tuple[Setup, ...]:
+    """The request r1 waiting for `approver`'s decision."""
+    requester, fields = WAITING[approver]
+    return (Submitted("r1", requester, fields),)
+
+
+def everyday(
+    suite: str,
+    kind: str,
+    name: str,
+    person: str,
+    text: str,
+    about: str,
+    *,
+    setup: tuple[Setup, ...] | None = None,
+    start: Any = None,
+    end: Any = None,
+    scope: str | None = None,
+) -> Scenario:
+    """One everyday ask of `kind` and what must hold after it, in the person's language.
+
+    mine (own requests read), balance, out (who is out from `start` to `end`), queue (the
+    approvals waiting), withdraw / remind (a card for r1), helps, thanks, refused.
+    """
+    lang = LANG[person]
+    checks: tuple[Check, ...]
+    match kind:
+        case "mine":
+            checks = answered(lang, *MINE)
+        case "balance":
+            checks = answered(lang, "my_balances")
+        case "out":
+            checks = who_is_out(start, end, scope)
+        case "queue":
+            checks = answered(lang, "my_pending_approvals")
+        case "withdraw":
+            checks = (proposes(action="withdraw", request="r1"),)
+        case "remind":
+            checks = (proposes(action="remind", request="r1", to=APPROVER[person]),)
+        case "helps":
+            checks = helps(lang)
+        case "thanks":
+            checks = small_talk()
+        case "refused":
+            checks = out_of_scope(lang)
+        case _:
+            raise ValueError(f"no everyday ask of kind {kind!r}")
+    if setup is not None:
+        chosen = setup
+    elif kind == "queue":
+        chosen = waiting(person)
+    elif kind in ("mine", "withdraw", "remind"):
+        chosen = own(person)
+    else:
+        chosen = ()
+    return one(name, person, lang, text, checks, about=about, setup=chosen, suite=suite)
