@@ -520,6 +520,10 @@ def follow_up(reading: Reading, answered_by: list[str], ctx: Context) -> Reading
     norm = reading.text
     if before is None or reading.intent not in (None, Intent.LEAVE, before):
         return reading
+    if reading.intent is Intent.LEAVE and (
+        before is not Intent.BALANCE or set(reading.slots) - {"leave_type"}
+    ):
+        return reading  # "那我后天请假": a request after all, not the same question again
     if len(norm) > 40 or not _FOLLOW_UP.search(norm):
         return reading
     if before in (Intent.WHO_IS_OUT, Intent.WORKING_DAYS):

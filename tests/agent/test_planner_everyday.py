@@ -139,3 +139,11 @@ async def test_a_follow_up_after_a_draft_is_not_taken_for_a_read():
     """'and sick leave?' with no read before it is about leave, not a balance."""
     response = await OfflinePlanner().complete(chat(SYSTEM_EN, "and sick leave?"), TOOLS)
     assert not any(c.name == "my_balances" for c in response.tool_calls)
+
+
+async def test_a_request_after_a_balance_is_a_request_not_the_balance_again():
+    """'那我后天请年假' after a balance answer drafts the leave; it is no follow-up question."""
+    before = _answered("年假还有几天", "my_balances", {}, "年假：还剩 5 天")
+    response = await OfflinePlanner().complete(chat(SYSTEM_ZH, *before, "那我后天请年假"), TOOLS)
+    call = only_call(response)
+    assert call.name == "propose_leave" and call.arguments["start"] == "2026-12-04"
