@@ -29,6 +29,13 @@ At each checkpoint (and at the end, or when --minutes of filling have passed) it
   the filling process and of Redis, and the load average (the machine may be shared).
 
 It also times loading the organisation file with 10,000 people and `approvals-bot people --json`.
+
+Fill once, measure later: with --redis-url the bench uses a Redis you started (e.g.
+`redis-server --port 6391 --save "" --appendonly no --dir /tmp/x`) instead of its own, and
+leaves it filled. It notes in that Redis how far the fill got (the key `scalebench:fill`), so
+running it again resumes the fill where it stopped, and --measure-only measures the Redis as
+the fill left it (at the fill's simulated date) without filling. It refuses a Redis that holds
+other keys.
 Prints ONE JSON object (and writes it to --out), then a table of every figure with, per
 latency, p99 at the last checkpoint over p99 at the first (flat: ~1) and the slope per
 100,000 requests.
@@ -69,6 +76,7 @@ from workflow.models import RequestStatus  # noqa: E402
 from workflow.store import connect  # noqa: E402
 
 T = TypeVar("T")
+META = "scalebench:fill"  # the bench's own note of a kept fill: never a key the bot reads
 START = datetime(2025, 1, 6, 9, 0)  # the fill's first simulated day; it spans two years
 SPAN = timedelta(days=730)
 
@@ -104,24 +112,35 @@ class Driver:
     """Fills the store through the engine and times what the issue's table asks for."""
 
     def __init__(
-        self, engine: Engine, clock: FixedClock, total: int, seed: int = 16, *, filler: Engine
+        self,
+        engine: Engine,
+        clock: FixedClock,
+        total: int,
+        seed: int = 16,
+        *,
+        filler: Engine,
+        made: int = 0,
+        transitions: int = 0,
+        days: int = 0,
     ) -> None:
         # `engine` answers the measured calls as serve would; `filler` (coalescing) fills
         self.engine, self.filler, self.clock, self.total = engine, filler, clock, total
-        self.rng = random.Random(seed)
+        # a resumed fill draws other people than the first run did from the same point
+        self.rng = random.Random(seed + made)
         d = engine.directory
         self.people = [p.id for p in d if p.manager]  # everyone but the CEO has an approver
         self.managers = sorted({p.manager for p in d if p.manager})
         self.teams = sorted({d.team_of(p) for p in self.people})
-        self.made = 0
+        self.made = made
         self.engine_s = 0.0
-        self.transitions = 0
+        self.transitions = transitions
+        self.days = days
         self.refused = 0
 
     def set_time(self, i: int) -> None:
-        # two years for a big fill; a small one moves ~10 minutes a request, so that a card
-        # confirmed by one worker while others move the clock has not aged out
-        span = min(SPAN, timedelta(minutes=10) * self.total)
+        # two years for a big fill (or --days); a small one moves ~10 minutes a request, so that
+        # a card confirmed by one worker while others move the clock has not aged out
+        span = timedelta(days=self.days) or min(SPAN, timedelta(minutes=10) * self.total)
         target = START + span * (i / max(self.total, 1))
         self.clock._offset = target - self.clock.at  # FixedClock keeps wall time per zone
 
@@ -194,8 +213,15 @@ class Driver:
             self.transitions += 1
         return req
 
-    async def fill(self, upto: int, concurrency: int, deadline: float) -> dict[str, float]:
-        """Fill up to `upto` requests, or until time.monotonic() passes `deadline`."""
+    async def fill(
+        self,
+        upto: int,
+        concurrency: int,
+        deadline: float,
+        note: Callable[[], Awaitable[None]] | None = None,
+    ) -> dict[str, float]:
+        """Fill up to `upto` requests, or until time.monotonic() passes `deadline`; `note`
+        records the progress every 15 s, so a fill that dies can resume."""
         start_made, start_tr = self.made, self.transitions
         redis_cpu0 = await redis_cpu_s(self.engine)
         t0, cpu0 = time.perf_counter(), time.process_time()
@@ -208,7 +234,18 @@ class Driver:
                 self.set_time(i)
                 await self.one()
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        async def noting() -> None:
+            while note is not None:
+                await asyncio.sleep(15)
+                await note()
+
+        noter = asyncio.create_task(noting())
+        try:
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+        finally:
+            noter.cancel()
+        if note is not None:
+            await note()
         wall = time.perf_counter() - t0
         cpu = time.process_time() - cpu0
         redis_cpu = await redis_cpu_s(self.engine) - redis_cpu0
@@ -392,34 +429,111 @@ def org_file_figures(people: int) -> dict[str, Any]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    config = org_config(args.people, org_id="scalebench")
-    clock = FixedClock(START)
     result: dict[str, Any] = {"people": args.people, "machine": {"cpus": os.cpu_count()}}
-    if not args.skip_org_file:
+    if not args.skip_org_file and not args.measure_only:
         result.update(org_file_figures(args.people))
-    with OwnRedis(args.port, args.maxmemory) as server:
-        client = connect(server.url)
-        engine = Engine(config, client, clock)
-        filler = Engine(config, client, clock, coalesce=not args.no_coalesce)
-        baseline = int((await client.info("memory"))["used_memory"])
-        driver = Driver(engine, clock, args.requests, filler=filler)
-        checkpoints = sorted({c for c in args.checkpoints if c < args.requests} | {args.requests})
-        deadline = time.monotonic() + args.minutes * 60 if args.minutes else float("inf")
-        result["checkpoints"] = []
-        for at in checkpoints:
-            fill = await driver.fill(at, args.concurrency, deadline)
-            mem = await memory(server.url, driver.made, baseline)
-            figures = await driver.measure(args.samples)
-            point = {"requests": driver.made, "fill": fill, "memory": mem, **figures}
-            result["checkpoints"].append(point)
-            print(json.dumps(point), file=sys.stderr, flush=True)
-            if time.monotonic() > deadline:
-                result["stopped"] = f"--minutes {args.minutes} of filling passed at {driver.made:,}"
-                break
-        result["refused_leave_became_expense"] = driver.refused
-        await client.aclose()
+    if args.redis_url:
+        await fill_and_measure(args, args.redis_url, result)
+    else:
+        with OwnRedis(args.port, args.maxmemory) as server:
+            await fill_and_measure(args, server.url, result)
     result["slopes_ms_per_100k_requests"] = slopes(result["checkpoints"])
     return result
+
+
+async def kept_fill(client: Any, args: argparse.Namespace) -> dict[str, int]:
+    """What a previous run left in a kept Redis (`META`), or {} for an empty one."""
+    state = {k: int(v) for k, v in (await client.hgetall(META)).items()}
+    if not state and await client.dbsize():
+        raise SystemExit(
+            f"{args.redis_url} holds keys that are not a scale bench fill: give an empty Redis"
+        )
+    if state and state["people"] != args.people:
+        raise SystemExit(
+            f"that Redis was filled with --people {state['people']}, not {args.people}"
+        )
+    if args.measure_only and not state:
+        raise SystemExit(f"--measure-only: {args.redis_url} holds no fill to measure")
+    return state
+
+
+async def fill_and_measure(args: argparse.Namespace, url: str, result: dict[str, Any]) -> None:
+    config = org_config(args.people, org_id="scalebench")
+    clock = FixedClock(START)
+    client = connect(url)
+    state = await kept_fill(client, args) if args.redis_url else {}
+    # the simulated dates follow the first run's size and span
+    total = state.get("total", args.requests)
+    days = state.get("days", args.days)
+    engine = Engine(config, client, clock)
+    filler = Engine(config, client, clock, coalesce=not args.no_coalesce)
+    baseline = state.get("baseline") or int((await client.info("memory"))["used_memory"])
+    driver = Driver(
+        engine,
+        clock,
+        total,
+        filler=filler,
+        made=state.get("made", 0),
+        transitions=state.get("transitions", 0),
+        days=days,
+    )
+
+    async def note() -> None:
+        if args.redis_url:
+            await client.hset(
+                META,
+                mapping={
+                    "people": args.people,
+                    "total": total,
+                    "days": days,
+                    "made": driver.made,
+                    "transitions": driver.transitions,
+                    "baseline": baseline,
+                },
+            )
+
+    result["checkpoints"] = []
+    if args.measure_only:
+        driver.set_time(driver.made)
+        await measure_point(driver, url, baseline, args.samples, {}, result)
+        await note()  # the measured samples are requests too
+        await client.aclose()
+        return
+    if state:
+        print(f"resuming a kept fill at {driver.made:,} of {total:,}", file=sys.stderr, flush=True)
+    await note()
+    checkpoints = sorted({c for c in args.checkpoints if driver.made < c < total} | {total})
+    deadline = time.monotonic() + args.minutes * 60 if args.minutes else float("inf")
+    for at in checkpoints:
+        fill = await driver.fill(at, args.concurrency, deadline, note)
+        await measure_point(driver, url, baseline, args.samples, fill, result)
+        await note()
+        if time.monotonic() > deadline:
+            result["stopped"] = f"--minutes {args.minutes} of filling passed at {driver.made:,}"
+            break
+    result["refused_leave_became_expense"] = driver.refused
+    await client.aclose()
+
+
+async def measure_point(
+    driver: Driver,
+    url: str,
+    baseline: int,
+    samples: int,
+    fill: dict[str, Any],
+    result: dict[str, Any],
+) -> None:
+    mem = await memory(url, driver.made, baseline)
+    figures = await driver.measure(samples)
+    point = {
+        "requests": driver.made,
+        "fill": fill,
+        "memory": mem,
+        **figures,
+        "load_average": [round(x, 1) for x in os.getloadavg()],
+    }
+    result["checkpoints"].append(point)
+    print(json.dumps(point), file=sys.stderr, flush=True)
 
 
 LATENCIES = (
@@ -449,6 +563,11 @@ def slopes(points: list[dict[str, Any]]) -> dict[str, float]:
         4,
     )
     return out
+
+
+def _fill_cell(point: dict[str, Any], form: str) -> str:
+    # a --measure-only point filled nothing
+    return form.format(**point["fill"]) if point["fill"] else "—"
 
 
 def table(result: dict[str, Any]) -> str:
@@ -494,16 +613,16 @@ def table(result: dict[str, Any]) -> str:
     )
     row(
         "fill since the last point: requests/s · transitions/s (wall)",
-        lambda p: f"{p['fill']['requests_per_s']} · {p['fill']['transitions_per_s']}",
+        lambda p: _fill_cell(p, "{requests_per_s} · {transitions_per_s}"),
     )
     row(
         "fill: CPU ms per transition, filling process / Redis · transitions per CPU-second",
-        lambda p: (
-            f"{p['fill']['cpu_ms_per_transition']} / {p['fill']['redis_cpu_ms_per_transition']}"
-            f" · {p['fill']['transitions_per_cpu_s']}"
+        lambda p: _fill_cell(
+            p,
+            "{cpu_ms_per_transition} / {redis_cpu_ms_per_transition} · {transitions_per_cpu_s}",
         ),
     )
-    row("load average (1, 5, 15 min) after the fill", lambda p: str(p["fill"]["load_average"]))
+    row("load average (1, 5, 15 min) when measured", lambda p: str(p["load_average"]))
     lines = rows
     if "load_org_file_s" in result:
         lines.append("")
@@ -527,6 +646,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         type=lambda s: [int(x) for x in s.split(",") if x],
         default=[1_000, 100_000],
     )
+    parser.add_argument(
+        "--days",
+        type=int,
+        default=0,
+        help="simulated days the fill spans (default: two years, less for a small fill); "
+        "e.g. --requests 45000 --days 31 makes the dense month a million requests would",
+    )
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--maxmemory", default="8gb")
     parser.add_argument("--minutes", type=float, default=0, help="stop filling after this long")
@@ -535,7 +661,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--skip-org-file", action="store_true")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--redis-url",
+        help="fill or measure this Redis (one you started, empty or a kept fill) instead of "
+        "starting one; it is left filled, and filling it again resumes where it stopped",
+    )
+    parser.add_argument(
+        "--measure-only",
+        action="store_true",
+        help="with --redis-url: measure the kept fill as it is, without filling",
+    )
     args = parser.parse_args(argv)
+    if args.measure_only and not args.redis_url:
+        parser.error("--measure-only needs --redis-url (the Redis a fill was kept in)")
     configure_logging("warning", "console")
     result = asyncio.run(run(args))
     text = json.dumps(result, indent=1)
