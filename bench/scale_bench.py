@@ -331,16 +331,22 @@ class Driver:
         }
         first = (today.replace(day=1) - timedelta(days=1)).replace(day=1)
         last = today.replace(day=1) - timedelta(days=1)
-        runs_list, runs_export, cpu_export, rows = [], [], [], 0
+        runs_list, runs_page, runs_export, cpu_export, rows = [], [], [], [], 0
+        month = {"since": first, "until": last, "status": None, "process": None}
         for _ in range(3):
-            t = time.perf_counter()
+            t = time.perf_counter()  # `requests list --all`
             sink, rows = io.StringIO(), 0
-            async for _, r in admin.iter_requests(
-                e, since=first, until=last, status=None, process=None
-            ):
-                sink.write(admin.table_line(e, r) + "\n")
+            async for _, line in admin.iter_table_lines(e, **month):
+                sink.write(line + "\n")
                 rows += 1
             runs_list.append(time.perf_counter() - t)
+            t, shown = time.perf_counter(), 0  # `requests list`: its first page
+            async for _, line in admin.iter_table_lines(e, **month, page=admin.LIST_PAGE + 1):
+                if shown == admin.LIST_PAGE:
+                    break
+                sink.write(line + "\n")
+                shown += 1
+            runs_page.append(time.perf_counter() - t)
             t, c = time.perf_counter(), time.process_time()
             writer = admin.ExportWriter(e, io.StringIO(), "csv", False)
             async for x in admin.iter_export_rows(
@@ -358,7 +364,11 @@ class Driver:
         )
         result["month"] = {"from": first.isoformat(), "to": last.isoformat(), "requests": rows}
         result["requests_list_month_s"] = _runs(runs_list)
+        result["requests_list_first_page_s"] = _runs(runs_page)
         result["requests_export_csv_month_s"] = _runs(runs_export)
+        for key in ("requests_list_month", "requests_export_csv_month"):
+            median = result[f"{key}_s"]["median"]
+            result[f"{key}_rows_per_s"] = round(rows / median) if median else 0
         return result
 
 
@@ -598,10 +608,18 @@ def table(result: dict[str, Any]) -> str:
         lambda p: f"{p['whos_out_org_week_people']:,} · {p['whos_out_org_week_us_per_person_out']}",
     )
     row(
-        "`requests list` / `export --format csv`, one month: median s (export CPU s; rows)",
+        "`requests list --all` / `export --format csv`, one month: median s (export CPU s; rows)",
         lambda p: (
             f"{p['requests_list_month_s']['median']} / {p['requests_export_csv_month_s']['median']}"
             f" ({p['requests_export_csv_month_cpu_s']['median']}; {p['month']['requests']:,})"
+        ),
+    )
+    row(
+        "… rows/s, list --all / export; `requests list` (its first page), median s",
+        lambda p: (
+            f"{p.get('requests_list_month_rows_per_s', 0):,} / "
+            f"{p.get('requests_export_csv_month_rows_per_s', 0):,}; "
+            f"{p.get('requests_list_first_page_s', {}).get('median', '—')}"
         ),
     )
     row("Redis used_memory", lambda p: p["memory"]["used_memory_human"])

@@ -10,15 +10,14 @@ import csv
 import io
 import operator
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO, TypedDict, Unpack
 
 import orjson
 import redis.asyncio as aioredis
 
-from agent.tools.describe import what, where_it_is
+from agent.tools.describe import what, what_of, where_it_is
 from bot import archive
 from bot.directory_sources import from_feishu, from_slack, managers_csv, read_csv
 from bot.settings import Settings
@@ -55,13 +54,17 @@ EXPORT_COLUMNS = [
 ]
 
 
-# Requests read per round trip while streaming a list or an export.
-PAGE = 500
+# Requests read per round trip while streaming a list or an export, and per read script
+# (a script holds Redis while it runs: 500 keys take about a millisecond).
+PAGE = 2000
+BODIES_PER_SCRIPT = 500
+# `requests list` shows this many, then the next page's cursor (unless --all or --limit).
+LIST_PAGE = 100
 
 
-@dataclass(frozen=True)
-class Cursor:
-    """Where a page of `requests list` stopped: the submission time (ms) and id of its last request."""
+class Cursor(NamedTuple):
+    """Where a page of `requests list` stopped: the submission time (ms) and id of its last
+    request (a tuple: one is made for every row of a month's list)."""
 
     score: int
     request_id: str
@@ -145,17 +148,59 @@ async def iter_export_rows(
     archive_dir: Path | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """The export rows of `iter_requests`'s requests, in its order, built from the stored
-    compact records without building each Request: one read script a page (the bodies),
-    orjson, and the row."""
-    _check_filters(engine, status, process)
-    in_redis: set[str] = set()
+    compact records without building each Request."""
     rows = Rows(engine, with_reasons)
-    async for ids in _pages(engine, since, until, after, page):
-        keys = [engine.keys.request(rid) for rid, _ in ids]
-        [bodies] = await engine.store.read(script_read("bodies", keys, []))
-        for rid, body, old in zip((i for i, _ in ids), bodies[0::2], bodies[1::2], strict=True):
+    async for _, c in iter_records(
+        engine,
+        since=since,
+        until=until,
+        status=status,
+        process=process,
+        after=after,
+        page=page,
+        archive_dir=archive_dir,
+    ):
+        yield rows(c)
+
+
+class Filters(TypedDict, total=False):
+    """Which requests a list or an export reads (the keywords of `iter_requests`)."""
+
+    since: date | None
+    until: date | None
+    status: str | None
+    process: str | None
+    after: Cursor | None
+    page: int
+    archive_dir: Path | None
+
+
+async def iter_table_lines(
+    engine: Engine, **filters: Unpack[Filters]
+) -> AsyncIterator[tuple[Cursor, str]]:
+    """`requests list`'s lines (`table_line`) of `iter_requests`'s requests, in its order,
+    built from the stored compact records without building each Request."""
+    lines = Lines(engine)
+    async for cursor, c in iter_records(engine, **filters, whole=False):
+        yield cursor, lines(c)
+
+
+async def iter_records(
+    engine: Engine, *, whole: bool = True, **filters: Unpack[Filters]
+) -> AsyncIterator[tuple[Cursor, dict[str, Any]]]:
+    """`iter_requests`'s requests as compact records (workflow/codec.py's short names), read
+    by a script a page and orjson instead of a Request each; without `whole`, only the
+    request's own fields before its steps (codec.head)."""
+    since, until, after = filters.get("since"), filters.get("until"), filters.get("after")
+    status, process = filters.get("status"), filters.get("process")
+    page, archive_dir = filters.get("page", PAGE), filters.get("archive_dir")
+    _check_filters(engine, status, process)
+    decode = orjson.loads if whole else codec.head
+    in_redis: set[str] = set()
+    async for ids, bodies in _bodies(engine, _pages(engine, since, until, after, page)):
+        for (rid, score), body, old in zip(ids, bodies[0::2], bodies[1::2], strict=True):
             if body is not None:
-                c = orjson.loads(body)
+                c = decode(body)
             elif old is not None:  # the older layout, until `approvals-bot migrate` rewrites it
                 c = codec.compact(Request.model_validate_json(old))
             else:  # archived or expired since the page's ids were read
@@ -164,11 +209,53 @@ async def iter_export_rows(
                 continue
             if archive_dir is not None and RequestStatus(c["s"]).is_final:
                 in_redis.add(rid)
-            yield rows(c)
+            yield Cursor(score, rid), c
     if archive_dir is not None:
-        async for _, r in _archived(engine, archive_dir, since, until, after, in_redis):
+        async for cursor, r in _archived(engine, archive_dir, since, until, after, in_redis):
             if _kept(r.status.value, r.process, status, process):
-                yield rows(codec.compact(r))
+                yield cursor, codec.compact(r)
+
+
+async def _bodies(
+    engine: Engine, pages: AsyncIterator[list[tuple[str, int]]]
+) -> AsyncIterator[tuple[list[tuple[str, int]], list[Any]]]:
+    """Each page of ids with its records' stored bodies (`bodies.lua`: `d`, `data` per key,
+    BODIES_PER_SCRIPT keys a script, a page's scripts in one round trip).
+
+    The next pages are read while the caller works through this one: on a busy machine a
+    round trip waits for Redis to get a core, and that wait, not the reading, was most of a
+    large month's time.
+    """
+    queue: asyncio.Queue[tuple[list[tuple[str, int]], list[Any]] | Exception | None]
+    queue = asyncio.Queue(maxsize=2)
+
+    async def read(ids: list[tuple[str, int]]) -> list[Any]:
+        keys = [engine.keys.request(rid) for rid, _ in ids]
+        chunks = await engine.store.read(
+            *(
+                script_read("bodies", keys[i : i + BODIES_PER_SCRIPT], [])
+                for i in range(0, len(keys), BODIES_PER_SCRIPT)
+            )
+        )
+        return [body for chunk in chunks for body in chunk]
+
+    async def produce() -> None:
+        try:
+            async for ids in pages:
+                await queue.put((ids, await read(ids)))
+        except Exception as e:  # handed to the reader, which raises it where it reads
+            await queue.put(e)
+        else:
+            await queue.put(None)
+
+    producer = asyncio.ensure_future(produce())
+    try:
+        while (item := await queue.get()) is not None:
+            if isinstance(item, Exception):
+                raise item
+            yield item
+    finally:  # done, or the caller stopped early (a page of a list)
+        producer.cancel()
 
 
 def _kept(value: str, of_process: str, status: str | None, process: str | None) -> bool:
@@ -359,7 +446,40 @@ TABLE_HEADER = f"{'REQUEST':<11} {'STATUS':<10} {'REQUESTER':<14} WHAT"
 
 
 def table_line(engine: Engine, r: Request) -> str:
-    return f"{r.id:<11} {r.status.value:<10} {engine.person(r.requester).name:<14} {what(r, engine.config, 'en')}"
+    return Lines(engine)(codec.compact(r))
+
+
+class Lines:
+    """`requests list`'s lines from requests in the compact layout; names and the
+    descriptions of leave (a month repeats the same dates many times) are looked up once."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.directory, self.config = engine.directory, engine.config
+        self._names: dict[str, str] = {}
+        self._leave: dict[tuple[Any, ...], str] = {}
+
+    def __call__(self, c: dict[str, Any]) -> str:
+        requester = c["r"]
+        if (name := self._names.get(requester)) is None:
+            name = self._names[requester] = self.directory.get(requester).name
+        return f"{c['i']:<11} {c['s']:<10} {name:<14} {self.what(c)}"
+
+    def what(self, c: dict[str, Any]) -> str:
+        f, x = c["f"], c.get("x", {})
+        if c["k"] != "leave":
+            return what_of(c["k"], c["p"], f, x, self.config, "en")
+        key = (
+            c["p"],
+            f["leave_type"],
+            f["start"],
+            f["end"],
+            f.get("start_half"),
+            f.get("end_half"),
+            x.get("working_days"),
+        )
+        if (found := self._leave.get(key)) is None:
+            found = self._leave[key] = what_of(c["k"], c["p"], f, x, self.config, "en")
+        return found
 
 
 def table(engine: Engine, requests: list[Request]) -> str:

@@ -175,14 +175,18 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 "archive_dir": settings.archive_dir,
             }
             if args.action == "list":
-                stream = admin.iter_requests(engine, **filters)
+                limit = None if args.all else args.limit or admin.LIST_PAGE
+                # a page of the list reads little more than the page
+                page = admin.PAGE if limit is None else min(admin.PAGE, limit + 1)
                 print(admin.TABLE_HEADER)
                 shown, last = 0, None
-                async for cursor, r in stream:
-                    if args.limit is not None and shown >= args.limit:
-                        print(f"({shown} shown; the next page: --after {last})")
+                async for cursor, line in admin.iter_table_lines(engine, **filters, page=page):
+                    if limit is not None and shown >= limit:
+                        print(
+                            f"({shown} shown; --all for every one, or the next page: --after {last})"
+                        )
                         return 0
-                    print(admin.table_line(engine, r))
+                    print(line)
                     shown, last = shown + 1, cursor
                 print(f"({shown} request{'s' if shown != 1 else ''})")
             else:
@@ -346,8 +350,11 @@ def build_parser() -> argparse.ArgumentParser:
     req.add_argument("--process", help="leave, expense, business_trip")
     req.add_argument("--format", choices=["csv", "json"], default="csv", help="for export")
     req.add_argument(
-        "--limit", type=int, help="for list: show at most this many, then the next page's cursor"
+        "--limit",
+        type=int,
+        help="for list: show this many (default 100), then the next page's cursor",
     )
+    req.add_argument("--all", action="store_true", help="for list: every request, not a page")
     req.add_argument("--after", metavar="CURSOR", help="for list/export: continue after a page")
     req.add_argument("--dry-run", action="store_true", help="for archive: count, move nothing")
     req.add_argument(

@@ -146,7 +146,8 @@ async def test_lists_stream_in_pages_and_continue_after_a_cursor(engine: Engine,
 
 
 def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path):
-    """`requests list --limit N` prints N rows and the --after cursor of the next page."""
+    """`requests list` prints a page and the --after cursor of the next (--limit N rows a
+    page), and every request with --all."""
     url = real_redis_url()
     org = "t" + secrets.token_hex(6)
     config = tmp_path / "org.toml"
@@ -168,12 +169,20 @@ def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path
     try:
         assert main(["requests", "list", "--limit", "2"]) == 0
         out = capsys.readouterr().out.splitlines()
-        assert len(out) == 4 and out[-1].startswith("(2 shown; the next page: --after ")
+        assert len(out) == 4 and out[-1].startswith(
+            "(2 shown; --all for every one, or the next page: --after "
+        )
         cursor = out[-1].split("--after ")[1].rstrip(")")
         assert main(["requests", "list", "--after", cursor]) == 0
         rest = capsys.readouterr().out.splitlines()
         assert rest[-1] == "(3 requests)"
         assert not {line.split()[0] for line in out[1:3]} & {line.split()[0] for line in rest[1:4]}
+        monkeypatch.setattr(admin, "LIST_PAGE", 3)  # a page unless --all
+        assert main(["requests", "list"]) == 0
+        page = capsys.readouterr().out.splitlines()
+        assert len(page) == 5 and "--all for every one" in page[-1]
+        assert main(["requests", "list", "--all"]) == 0
+        assert capsys.readouterr().out.splitlines()[-1] == "(5 requests)"
     finally:
         client = redis.Redis.from_url(url)
         for key in client.scan_iter(match="{" + org + "}:*", count=500):
@@ -181,10 +190,8 @@ def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path
         client.close()
 
 
-async def test_streamed_export_rows_match_the_requests_rows(engine: Engine):
-    """The export streamed from the stored records (no Request built) has exactly the rows of
-    the requests it lists: pending, approved, rejected, expenses, an older-layout record, with
-    filters and a page cursor."""
+async def _mixed(engine: Engine) -> list:
+    """Pending and approved leave, a rejected expense, and an expense in the older layout."""
     from workflow.codec import OLD_FIELD
 
     a = await submitted(engine, fields={**SICK_6_DAYS, "reason": "胃肠炎"})
@@ -196,6 +203,51 @@ async def test_streamed_export_rows_match_the_requests_rows(engine: Engine):
     key = engine.keys.request(old.id)  # as the older layout stored it: the full JSON in `data`
     await engine.store.redis.hset(key, OLD_FIELD, old.model_dump_json(exclude={"version"}))
     await engine.store.redis.hdel(key, "d")
+    return [a, b, c, old]
+
+
+async def test_list_lines_read_from_stored_records_say_what_the_requests_say(engine: Engine):
+    """`requests list` reads its lines from the stored records without building a Request:
+    each says the id, status, requester and what the request is, as the Request does, the
+    older layout too, with filters and a page cursor."""
+    from agent.tools.describe import what
+
+    made = await _mixed(engine)
+    for filters in (
+        {"status": None, "process": None},
+        {"status": "pending", "process": None},
+        {"status": None, "process": "leave"},
+    ):
+        requests = [
+            r async for _, r in admin.iter_requests(engine, since=None, until=None, **filters)
+        ]
+        expected = [
+            f"{r.id:<11} {r.status.value:<10} {engine.person(r.requester).name:<14} "
+            + what(r, engine.config, "en")
+            for r in requests
+        ]
+        got = [
+            line
+            async for _, line in admin.iter_table_lines(
+                engine, since=None, until=None, **filters, page=2
+            )
+        ]
+        assert got == expected and got
+    lines = [
+        line
+        async for _, line in admin.iter_table_lines(
+            engine, since=None, until=None, status=None, process=None
+        )
+    ]
+    assert sorted(line.split()[0] for line in lines) == sorted(r.id for r in made)
+    assert any("Sick leave" in line and "6 working days" in line for line in lines)
+
+
+async def test_streamed_export_rows_match_the_requests_rows(engine: Engine):
+    """The export streamed from the stored records (no Request built) has exactly the rows of
+    the requests it lists: pending, approved, rejected, expenses, an older-layout record, with
+    filters and a page cursor."""
+    a, b, c, old = await _mixed(engine)
     everything: list[dict] = []
     for filters in (
         {"status": None, "process": None},

