@@ -1,14 +1,15 @@
 """The burst's sender, in a process of its own: every request written at once, each ack timed.
 
 The driver (bench/_rig.py) prepares and signs every request, writes them to a JSON file and
-starts this process. It opens one connection per request first (unless --fresh, when the
-connect is part of the burst), says "ready" on stdout and waits for "go" on stdin. Then it
+starts this process. It opens one keep-alive connection per request first (unless --fresh,
+when the connect is part of the burst; --close sends `Connection: close`, so the server also
+closes each one mid-burst), says "ready" on stdout and waits for "go" on stdin. Then it
 writes every request in one tight loop — raw, pre-built HTTP/1.1 bytes, one send() each,
 no asyncio, no HTTP client — and reads the answers with epoll, timing each from its own
 send() to the end of its response. So the sender costs microseconds per request and is not
 what the acks wait for; its own CPU time is reported so that can be checked.
 
-    python bench/_burst_client.py requests.json [--fresh]
+    python bench/_burst_client.py requests.json [--fresh] [--close]
 
 requests.json: {"host", "path", "requests": [{"port": int, "body": str, "headers": {..}}, ...]}
 Prints one JSON object: per request its HTTP status, ack (ms) and send time (time.perf_counter,
@@ -30,14 +31,16 @@ from pathlib import Path
 from typing import Any
 
 
-def request_bytes(host: str, port: int, path: str, body: str, headers: dict[str, str]) -> bytes:
+def request_bytes(
+    host: str, port: int, path: str, body: str, headers: dict[str, str], close: bool
+) -> bytes:
     data = body.encode()
     head = [
         f"POST {path} HTTP/1.1",
         f"Host: {host}:{port}",
         "Content-Type: application/json",
         f"Content-Length: {len(data)}",
-        "Connection: close",
+        "Connection: close" if close else "Connection: keep-alive",
         *(f"{k}: {v}" for k, v in headers.items()),
     ]
     return ("\r\n".join(head) + "\r\n\r\n").encode() + data
@@ -83,11 +86,11 @@ def connect(host: str, port: int) -> socket.socket:
     return sock
 
 
-def fire(spec: dict[str, Any], fresh: bool, timeout_s: float) -> dict[str, Any]:
+def fire(spec: dict[str, Any], fresh: bool, close: bool, timeout_s: float) -> dict[str, Any]:
     host, path = spec["host"], spec["path"]
     ports = [int(r["port"]) for r in spec["requests"]]
     payloads = [
-        request_bytes(host, port, path, r["body"], r["headers"])
+        request_bytes(host, port, path, r["body"], r["headers"], close or fresh)
         for port, r in zip(ports, spec["requests"], strict=True)
     ]
     socks = [] if fresh else [connect(host, port) for port in ports]
@@ -137,9 +140,10 @@ def fire(spec: dict[str, Any], fresh: bool, timeout_s: float) -> dict[str, Any]:
                 ex.error = "closed before a whole response" if not ex.complete() else ""
             ex.done = now
             sel.unregister(ex.sock)
-            ex.sock.close()
             pending -= 1
     cpu1 = cpu_s()
+    for ex in exchanges:  # kept alive until every answer is in: the server closes none mid-burst
+        ex.sock.close()
     for ex in exchanges:
         if not ex.done:
             ex.error = ex.error or "no answer in time"
@@ -152,6 +156,7 @@ def fire(spec: dict[str, Any], fresh: bool, timeout_s: float) -> dict[str, Any]:
         "last_answer_ms": round((max((ex.done for ex in exchanges), default=t0) - t0) * 1000, 2),
         "cpu_s": round(cpu1 - cpu0, 4),
         "fresh_connections": fresh,
+        "keep_alive": not (close or fresh),
     }
 
 
@@ -159,10 +164,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("spec")
     parser.add_argument("--fresh", action="store_true", help="connect during the burst too")
+    parser.add_argument(
+        "--close", action="store_true", help="Connection: close (default: keep-alive)"
+    )
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args()
     spec = json.loads(Path(args.spec).read_text())
-    print(json.dumps(fire(spec, args.fresh, args.timeout)), flush=True)
+    print(json.dumps(fire(spec, args.fresh, args.close, args.timeout)), flush=True)
 
 
 if __name__ == "__main__":

@@ -303,6 +303,21 @@ def pid_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def child_pids(pid: int) -> list[int]:
+    """Processes whose parent is `pid`, from /proc (this kernel has no task/*/children)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(entry.name))
+    return sorted(out)
+
+
 @dataclass
 class Proc:
     """A subprocess we started, with its CPU time, peak RSS and bench metrics."""
@@ -315,6 +330,10 @@ class Proc:
 
     def cpu_s(self) -> float:
         return pid_cpu_s(self.popen.pid)
+
+    def children(self) -> list[int]:
+        """The pids of the processes it forked (serve's extra ingress processes)."""
+        return child_pids(self.popen.pid)
 
     def peak_rss_mb(self) -> float:
         try:
@@ -387,8 +406,15 @@ class RunConfig:
     stall_s: float = 20.0  # a phase with no progress for this long is over; the rest is lost
     burst: bool = False  # every DM prepared and signed first, then all sent at once (no ramp)
     fresh_connections: bool = False  # the burst connects as it sends (default: connected first)
+    close_connections: bool = (
+        False  # the burst's requests say Connection: close (default: keep-alive)
+    )
     turns_only: bool = False  # stop after the turns (no Submit / Approve phases)
+    acks_only: bool = (
+        False  # with burst: stop once every DM is acked and its turn queued (none run)
+    )
     serve_runs_turns: bool = True  # False: only the worker processes run turns
+    ingress_processes: int = 1  # processes each serve answers its port with (SO_REUSEPORT)
     redis_port: int | None = None  # the private redis-server's port (None: any free one)
     extra_env: dict[str, str] = field(default_factory=dict)
 
@@ -571,6 +597,7 @@ class Rig:
             "LLM_API_KEY": "bench",
             "LOG_LEVEL": cfg.log_level,
             "SERVE_RUNS_TURNS": "true" if cfg.serve_runs_turns else "false",
+            "INGRESS_PROCESSES": str(cfg.ingress_processes),
             "LOG_FORMAT": "json",
             "PYTHONUNBUFFERED": "0",
             **cfg.extra_env,
@@ -678,6 +705,18 @@ class Rig:
 
     # -- measurements ------------------------------------------------------------------------
 
+    async def queued_turns(self) -> int:
+        """Entries in the turn stream (queued, not yet done)."""
+        import redis.asyncio as aioredis
+
+        from workflow.keys import turn_stream
+
+        client = aioredis.Redis.from_url(self.redis_url.replace("+cluster", "", 1))
+        try:
+            return int(await client.xlen(turn_stream(self.org)))
+        finally:
+            await client.aclose()
+
     async def llm_stats(self) -> dict[str, int]:
         async with self.session.get(f"http://127.0.0.1:{self.llm_port}/stats") as r:  # type: ignore[union-attr]
             return await r.json()
@@ -692,6 +731,14 @@ class Rig:
                 "turns": metric_sum(m, "approvals_agent_turns_total"),
                 "turns_final": m.get('approvals_agent_turns_total{stop_reason="final"}', 0.0),
             }
+            # serve's extra ingress processes: only their CPU (they run no turns)
+            for i, pid in enumerate(proc.children(), start=1):
+                procs[f"{proc.name}.ingress{i}"] = {
+                    "cpu_s": pid_cpu_s(pid),
+                    "round_trips": 0.0,
+                    "turns": 0.0,
+                    "turns_final": 0.0,
+                }
         commands = None
         if self.redis is not None or self.cfg.count_commands:
             commands = await asyncio.to_thread(commands_processed, redis_nodes(self.redis_url))
@@ -725,7 +772,7 @@ class BurstSender:
         }
         self.proc: asyncio.subprocess.Process | None = None
 
-    async def connect(self, fresh: bool) -> None:
+    async def connect(self, fresh: bool, close: bool = False) -> None:
         """Start the sender; it opens its connections (unless `fresh`) and waits for go()."""
         path = self.rig.tmp / "burst.json"
         path.write_text(json.dumps(self.spec))
@@ -733,6 +780,7 @@ class BurstSender:
         self.proc = await asyncio.create_subprocess_exec(
             *args,
             *(["--fresh"] if fresh else []),
+            *(["--close"] if close else []),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
@@ -863,7 +911,7 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 body = json.dumps(envelope)
                 ready.append((u, sim, body, sim.signed_headers(body)))
             client = BurstSender(rig, [(sim, body, h) for _, sim, body, h in ready])
-            await client.connect(cfg.fresh_connections)
+            await client.connect(cfg.fresh_connections, cfg.close_connections)
             await at_go()
             sent = await client.go()
             for (u, *_), status, ack, at in zip(
@@ -894,14 +942,36 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
         else:
             await at_go()
             await asyncio.gather(*(dm(u) for u in users))
+
+        async def end_profile() -> None:
+            nonlocal profiler
+            if profiler is not None:
+                profiler.send_signal(signal.SIGINT)
+                await asyncio.to_thread(profiler.wait, 30)
+                profiler = None
+
+        if cfg.acks_only:  # nothing runs the turns: what counts is that each one is queued
+            t_acks = time.perf_counter()
+            await end_profile()
+            s1 = await rig.snapshot()
+            sender["queued_turns"] = await rig.queued_turns()
+            unqueued = max(0, len(users) - sender["queued_turns"])
+            return report(
+                cfg,
+                rig,
+                all_users,
+                [],
+                {"turn": users[:unqueued]},
+                feed,
+                (s0, s1, s1, s1),
+                (t_start,) + (t_acks,) * 3,
+                sender,
+            )
         await until(lambda: all(u.turn_over for u in users), "turns")
         lost: dict[str, list[User]] = {"turn": [u for u in users if not u.turn_over or u.failed]}
         users = [u for u in users if u.turn_over and not u.failed]
         t_turns = time.perf_counter()
-        if profiler is not None:
-            profiler.send_signal(signal.SIGINT)
-            await asyncio.to_thread(profiler.wait, 30)
-            profiler = None
+        await end_profile()
         s1 = await rig.snapshot()
         if cfg.turns_only:
             return report(
@@ -1137,8 +1207,11 @@ def report(
         # the burst's sender (its own process): how long writing every request took, its CPU
         "burst_sender": sender or None,
         "turns_per_s": round(len(turned) / max(1e-9, t_turns - t_start), 2),
-        "cpu_s_per_process": {
-            p.name: round(delta(s0, s1, p.name, "cpu_s"), 2) for p in [*serve_procs, *worker_procs]
+        "ingress_processes_per_serve": cfg.ingress_processes,
+        "cpu_s_per_process": {  # serve0.ingress1 …: serve0's extra ingress processes
+            name: round(s1["procs"][name]["cpu_s"] - s0["procs"][name]["cpu_s"], 2)
+            for name in s1["procs"]
+            if name.startswith(("serve", "worker")) and name in s0["procs"]
         },
         # what else used the cores during the turns: the driver (Slack stand-in), the fake
         # model, a private Redis, and the burst's sender; cores_busy is all of it over the wall

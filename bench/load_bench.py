@@ -161,6 +161,8 @@ def plot(runs: list[dict[str, Any]], path: Path) -> Path | None:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.acks_only:
+        args.burst, args.turns_only, args.workers_run_turns, args.workers = True, True, True, 0
     runs = []
     for n in args.users:
         cfg = RunConfig(
@@ -178,6 +180,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             turns_only=args.turns_only,
             serve_runs_turns=not args.workers_run_turns,
             fresh_connections=args.fresh_connections,
+            close_connections=args.close_connections,
+            acks_only=args.acks_only,
+            ingress_processes=args.ingress_processes,
         )
         runs.append(await run_load(cfg))
     return {"benchmark": "load", "runs": runs, "targets": verdicts(runs)}
@@ -207,11 +212,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         action="store_true",
         help="with --burst: connect as part of the burst (default: every connection open first)",
     )
+    parser.add_argument(
+        "--close-connections",
+        action="store_true",
+        help="with --burst: each request says Connection: close (default: keep-alive)",
+    )
+    parser.add_argument(
+        "--acks-only",
+        action="store_true",
+        help="with --burst: serve only acks, no process runs turns; stop once all are queued",
+    )
     parser.add_argument("--turns-only", action="store_true", help="stop after the turns phase")
     parser.add_argument(
         "--workers-run-turns",
         action="store_true",
         help="SERVE_RUNS_TURNS=false: serve only acks; the worker processes run the turns",
+    )
+    parser.add_argument(
+        "--ingress-processes",
+        type=int,
+        default=1,
+        help="INGRESS_PROCESSES: each serve answers its port with N processes (SO_REUSEPORT)",
     )
     parser.add_argument("--serves", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)

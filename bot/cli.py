@@ -95,9 +95,23 @@ def run_fast(main: Coroutine[Any, Any, int]) -> int:
 
 
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    from bot.ingress_pool import IngressPool
     from bot.serve import serve
 
-    return run_fast(serve(settings, args.socket))
+    count = args.ingress_processes or settings.ingress_processes
+    if not 1 <= count <= 64:
+        raise SettingsError(f"--ingress-processes: between 1 and 64, not {count}.")
+    if count > 1 and args.socket:
+        raise SettingsError(
+            "INGRESS_PROCESSES above 1 is for HTTP: Socket Mode has one connection to Slack."
+        )
+    if count > 1 and not settings.redis_url:
+        raise SettingsError(
+            "INGRESS_PROCESSES above 1 needs REDIS_URL: without it each process would keep "
+            "its own in-process store."
+        )
+    pool = IngressPool.fork(count)  # before any loop or connection: each process makes its own
+    return run_fast(serve(settings, args.socket, pool))
 
 
 def _worker(settings: Settings, args: argparse.Namespace) -> int:
@@ -396,6 +410,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--socket", action="store_true", help="Socket Mode instead of HTTP (needs SLACK_APP_TOKEN)"
+    )
+    serve.add_argument(
+        "--ingress-processes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="answer PORT with N processes (SO_REUSEPORT; the extra ones only ack); "
+        "default INGRESS_PROCESSES or 1",
     )
     serve.set_defaults(run=_serve)
     worker = sub.add_parser(

@@ -21,6 +21,7 @@ from bot import compose
 from bot.budget import budget_for
 from bot.calendar_route import CalendarRoute
 from bot.compose import NOTIFIER_GROUP
+from bot.ingress_pool import IngressPool
 from bot.metrics import metrics_handler, serve_metrics
 from bot.platform import Platform
 from bot.queue import ping_within, warm_pool
@@ -106,7 +107,8 @@ async def _stop_runner(task: asyncio.Task | None, tasks: BackgroundTasks) -> Non
     await tasks.drain()
 
 
-async def serve(settings: Settings, socket_mode: bool) -> int:
+async def serve(settings: Settings, socket_mode: bool, pool: IngressPool | None = None) -> int:
+    pool = pool or IngressPool()
     runtime = build_runtime(settings)
     tasks = BackgroundTasks()
     found = compose.platforms(runtime, settings, tasks)
@@ -134,21 +136,25 @@ async def serve(settings: Settings, socket_mode: bool) -> int:
         return 0
     runner = web.AppRunner(make_app(runtime, found, tasks))
     await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", settings.port).start()
-    turns = _start_runner(runtime, stop, settings.serve_runs_turns)
+    await web.TCPSite(runner, "0.0.0.0", settings.port, reuse_port=pool.shared_port).start()
+    runs_turns = settings.serve_runs_turns and pool.index == 0  # the copies only ack
+    turns = _start_runner(runtime, stop, runs_turns)
+    watching = asyncio.create_task(pool.watch(stop), name="ingress-pool")
     log.info(
         "serving",
         port=settings.port,
         persistent=runtime.persistent,
         platforms=[p.name for p in found],
         runs_turns=turns is not None,
+        ingress=f"{pool.index + 1}/{pool.count}",
     )
     await stop.wait()
+    await watching
     await warming
     await _stop_runner(turns, tasks)
     await runner.cleanup()  # closes the platforms' sessions too (see `compose.mount`)
     await runtime.close()
-    return 0
+    return await pool.stop_children()
 
 
 async def worker(settings: Settings) -> int:

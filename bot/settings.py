@@ -64,6 +64,12 @@ class Settings(BaseSettings):
         ge=1,
         description="agent turns at once per turn runner; fewer while its CPU is busy; more wait in the queue",
     )
+    ingress_processes: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="processes `serve` answers PORT with (SO_REUSEPORT); the extra ones only ack",
+    )
     serve_runs_turns: bool = Field(
         default=True,
         description="serve runs queued turns too; False: only `approvals-bot worker` processes do",

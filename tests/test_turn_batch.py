@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import secrets
 from typing import Any
 
 import fakeredis
 import pytest
 
 from bot.queue import QueueUnavailable, TurnQueue
+from bot.queue.batch import ScriptBatcher
 
 
 class CountingRedis(fakeredis.FakeAsyncRedis):
@@ -75,3 +79,41 @@ async def test_an_unreachable_redis_fails_every_message_of_the_batch():
         *(_enqueue(queue, f"ev{i}") for i in range(3)), return_exceptions=True
     )
     assert all(isinstance(r, QueueUnavailable) for r in results)
+
+
+async def test_on_a_real_redis_a_burst_is_queued_once_each_and_repeats_are_recognised():
+    """The batch as serve sends it to a real Redis (RESP written by hand, replies read in order)."""
+    from tests.conftest import open_real_redis
+
+    client = await open_real_redis()
+    org = "t" + secrets.token_hex(6)
+    queue = TurnQueue(client, org)
+    try:
+        await queue.warm()
+        keys = [f"{org}-ev{i}" for i in range(300)]
+        ids = await asyncio.gather(*(_enqueue(queue, k, f"t{i % 7}") for i, k in enumerate(keys)))
+        assert len(set(ids)) == 300 and all(ids)
+        again = await asyncio.gather(*(_enqueue(queue, k) for k in [*keys[:5], f"{org}-new"]))
+        assert again[:5] == [None] * 5 and again[5]
+        assert await client.xlen(queue.stream) == 301
+        entry = (await client.xrange(queue.stream, count=1))[0][1]
+        assert entry["key"] == keys[0] and json.loads(entry["data"]) == {"text": keys[0]}
+    finally:
+        await queue.aclose()
+        async for key in client.scan_iter(match="{turns:" + org + "}:*", count=500):
+            await client.delete(key)
+        await client.aclose()
+
+
+async def test_on_a_real_redis_a_script_it_does_not_know_is_loaded_and_each_call_runs_once():
+    from tests.conftest import open_real_redis
+
+    client = await open_real_redis()
+    source = f"return ARGV[1] .. '-' .. KEYS[1]  -- {secrets.token_hex(8)}"  # never loaded
+    batcher = ScriptBatcher(client, source, hashlib.sha1(source.encode()).hexdigest())
+    try:
+        replies = await asyncio.gather(*(batcher([f"k{i}"], [i]) for i in range(4)))
+        assert replies == [f"{i}-k{i}" for i in range(4)]
+    finally:
+        await batcher.aclose()
+        await client.aclose()

@@ -127,7 +127,13 @@ class Bot:
 
 
 async def start(
-    port: int, users: int, *, latency: float, workers: int, serve_runs_turns: bool = True
+    port: int,
+    users: int,
+    *,
+    latency: float,
+    workers: int,
+    serve_runs_turns: bool = True,
+    ingress_processes: int = 1,
 ) -> Bot:
     r = rig_module()
     cfg = r.RunConfig(
@@ -138,6 +144,7 @@ async def start(
         serve_runs_turns=serve_runs_turns,
         redis_port=port,
         extra_env=FAST_RECLAIM,
+        ingress_processes=ingress_processes,
     )
     rig = r.Rig(cfg)
     try:
@@ -213,6 +220,29 @@ async def test_serve_killed_with_turns_queued_loses_none():
         await bot.until(lambda: all(bot.answers(u)[0] >= 1 for u in bot.users), 60, "every answer")
         await asyncio.sleep(1.0)
         assert {bot.answers(u) for u in bot.users} == {(1, 1)}, bot.diagnose()
+    finally:
+        await stop(bot)
+
+
+async def test_two_ingress_processes_answer_every_dm_once_and_a_dead_one_stops_serve():
+    """`serve --ingress-processes 2`: a burst spread over both processes is answered once each;
+    SIGKILL the copy and serve stops (for its supervisor to restart), leaving no process behind."""
+    bot = await start(6444, 12, latency=0.3, workers=0, ingress_processes=2)
+    try:
+        serve = bot.rig.serves[0]
+        [copy] = serve.children()
+        statuses = await asyncio.gather(*(bot.dm(u) for u in bot.users))
+        assert set(statuses) == {200}
+        await bot.until(lambda: all(bot.answers(u)[0] >= 1 for u in bot.users), 60, "every answer")
+        await asyncio.sleep(1.0)
+        assert {bot.answers(u) for u in bot.users} == {(1, 1)}, bot.diagnose()
+        assert bot.r.pid_cpu_s(copy) > 0  # it was up beside the first process
+
+        os.kill(copy, signal.SIGKILL)
+        code = await asyncio.to_thread(serve.popen.wait, 20)
+        assert code == 1, serve.log.read_text()[-2000:]
+        assert '"ingress_process_exited"' in serve.log.read_text()
+        assert bot.r.pid_cpu_s(copy) == 0  # gone from /proc: reaped, not left running
     finally:
         await stop(bot)
 

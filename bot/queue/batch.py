@@ -7,6 +7,10 @@ the batch goes out as one pipeline (not a transaction: each script is atomic on 
 one deadline. No call is retried blindly: a script Redis did not know (NOSCRIPT, after a
 restart) did not run, so it is loaded and those calls alone are sent again; anything else
 that goes wrong fails every call of the batch, which the edge answers with a 503.
+
+On a plain Redis the batch is written as RESP bytes built here and its replies read straight
+off one pooled connection: redis-py's pipeline packs each argument through its encoder and
+its command stack, which cost more than twice the CPU of everything else an enqueue does.
 """
 
 from __future__ import annotations
@@ -49,6 +53,25 @@ def untimed(client: aioredis.Redis) -> aioredis.Redis:
             **{**pool.connection_kwargs, "socket_timeout": None},
         )
     )
+
+
+def _bulk(value: str | bytes | int) -> bytes:
+    """One RESP bulk string (the arguments are str, int or bytes; anything else is a bug)."""
+    if isinstance(value, str):
+        data = value.encode()
+    elif isinstance(value, bytes):
+        data = value
+    elif isinstance(value, int):
+        data = b"%d" % value
+    else:
+        raise TypeError(f"a script argument must be str, bytes or int, not {type(value).__name__}")
+    return b"$%d\r\n%s\r\n" % (len(data), data)
+
+
+def _evalsha(sha: str, keys: list[str], args: list[Any]) -> bytes:
+    """EVALSHA sha numkeys keys… args… as the bytes redis-py's pipeline would send."""
+    head = b"*%d\r\n$7\r\nEVALSHA\r\n" % (3 + len(keys) + len(args))
+    return b"".join([head, _bulk(sha), _bulk(len(keys)), *map(_bulk, keys), *map(_bulk, args)])
 
 
 class ScriptBatcher:
@@ -126,7 +149,35 @@ class ScriptBatcher:
         return replies
 
     async def _pipeline(self, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        if type(self.client) is aioredis.Redis:  # (not a cluster client, not a fake for tests)
+            return await self._raw(calls)
         pipe = self.client.pipeline(transaction=False)
         for keys, args in calls:
             pipe.evalsha(self.sha, len(keys), *keys, *args)
         return list(await pipe.execute(raise_on_error=False))
+
+    async def _raw(self, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """The calls written at once on one pooled connection, their replies read in order.
+
+        A reply Redis refused (NOSCRIPT, a script error) is returned, not raised, as a pipeline
+        with raise_on_error=False does. A connection left with replies unread (a deadline, a
+        reset) is dropped rather than handed to the next batch.
+        """
+        pool = self.client.connection_pool
+        conn = await pool.get_connection()
+        try:
+            await conn.send_packed_command(
+                b"".join(_evalsha(self.sha, keys, args) for keys, args in calls)
+            )
+            replies: list[Any] = []
+            for _ in calls:
+                try:
+                    replies.append(await conn.read_response())
+                except redis.exceptions.ResponseError as e:
+                    replies.append(e)
+            return replies
+        except BaseException:
+            await conn.disconnect()
+            raise
+        finally:
+            await pool.release(conn)
