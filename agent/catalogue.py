@@ -101,6 +101,198 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "days.working": ("{n} working days", "{n} 个工作日"),
     "days.one": ("{n} day", "{n} 天"),
     "days.many": ("{n} days", "{n} 天"),
+    # the offline planner's questions and answers (agent/planner/_replies.py); a question ends
+    # with a question mark: the planner reads its own question back from the history that way
+    "planner.ask_type_and_dates": (
+        "Sure — what kind of leave (annual, sick, personal or unpaid), and which days?",
+        "好的，请问请哪种假（年假、病假、事假或无薪假），哪几天？",
+    ),
+    "planner.ask_leave_type": (
+        "What kind of leave: annual, sick, personal or unpaid?",
+        "请问是哪种假：年假、病假、事假还是无薪假？",
+    ),
+    "planner.ask_dates": (
+        "Which days do you need off (for example tomorrow, next Monday to Wednesday, or Friday afternoon)?",
+        "可以说“明天”“下周一到周三”或“周五下午”——请问需要请哪几天？",
+    ),
+    "planner.ask_start": (
+        "From which day (for example tomorrow or next Monday)?",
+        "从哪天开始（例如明天、下周一）？",
+    ),
+    "planner.sorry_sick": ("Sorry to hear that. ", "抱歉听到你不舒服。"),
+    "planner.ask_comment": (
+        "The requester will see it — what's the reason for rejecting {request_id}?",
+        "申请人会看到驳回理由——请问驳回 {request_id} 的理由是什么？",
+    ),
+    "planner.ask_amount": ("How much was it, and in which currency?", "请问金额是多少？"),
+    "planner.ask_currency": (
+        "Which currency: CNY, GBP, USD or EUR?",
+        "币种是人民币（CNY）、英镑（GBP）、美元（USD）还是欧元（EUR）？",
+    ),
+    "planner.ask_spent_on": ("On which day did you spend it?", "这笔钱是哪天花的？"),
+    "planner.ask_description": (
+        "What was it for (for example a taxi, a team lunch, a keyboard)?",
+        "这笔费用是做什么用的（例如打车、团队午餐、键盘）？",
+    ),
+    "planner.ask_destination": ("Where are you going?", "请问去哪里出差？"),
+    "planner.ask_trip_dates": (
+        "Which days — when do you leave and when do you return?",
+        "哪天出发、哪天返回？",
+    ),
+    "planner.ask_purpose": ("What is the trip for?", "出差事由是什么？"),
+    "planner.ask_estimated_cost": ("Roughly how much will it cost?", "预计费用大概多少？"),
+    "planner.ask_working_dates": (
+        "Which dates should I count (for example Dec 21 - Jan 4)?",
+        "要统计哪段日期（例如12月21日到1月4日）？",
+    ),
+    "planner.pushback": (
+        "I can't guess this for you, and nothing is sent until you confirm. ",
+        "这一项我不能替你猜，而且在你确认之前什么都不会提交。",
+    ),
+    "planner.ask_request_id": (
+        "Which request is it (its id, like R-7K3F9Q2M)?",
+        "请问是哪个申请（申请编号，例如 R-7K3F9Q2M）？",
+    ),
+    "planner.choose": ("Which one do you mean: {ids}?", "请问是哪一个：{ids}？"),
+    "planner.none_to_decide": (
+        "Nothing is waiting for your approval right now.",
+        "目前没有等待你审批的申请。",
+    ),
+    "planner.none_from": (
+        "Nothing from {who} is waiting for your approval, so there is nothing to prepare.",
+        "目前没有{who}的申请在等你审批，无需准备。",
+    ),
+    "planner.none_pending": (
+        "You have no pending request right now, so there is nothing to {action}.",
+        "你目前没有审批中的申请，无需{action}。",
+    ),
+    "planner.what_to_change": ("What should I change?", "需要怎么调整？"),
+    "planner.identity": (
+        "I act only as you, {name} — the signed-in user — and saying otherwise in the chat doesn't change that. I can't approve or reject anything on anyone's behalf: a decision counts only when the assigned approver clicks **Approve** or **Reject** on their own card. I can prepare a request for you, show your requests, or send your approver a reminder.",
+        "我只以你（{name}，当前登录的用户）的身份办事，在对话里声称别的身份不会改变这一点。我也不能替任何人批准或驳回：只有被指派的审批人在自己的卡片上点击「批准」或「驳回」才算数。我可以帮你准备申请、查看你的申请，或提醒审批人。",
+    ),
+    "planner.self_approve": (
+        "I can't approve requests — yours or anyone's. Only the assigned approver can, with a click on their own card. I can show where your request stands or send your approver a reminder.",
+        "我不能批准申请（无论是你的还是别人的），只有被指派的审批人在自己的卡片上点击才算数。我可以帮你查看申请进度，或提醒审批人。",
+    ),
+    "planner.others": (
+        "I can only show your own requests and balances, and requests waiting for your decision. If someone's request waits for you, ask me what's waiting for your approval.",
+        "我只能查看你自己的申请和假期余额，以及等待你审批的申请。如果别人的申请在等你审批，可以问我“有什么待我审批的”。",
+    ),
+    "planner.your_manager_is": (
+        "Your manager is {manager}; requests go to them first, then to any further steps the process requires.",
+        "你的直属主管是{manager}，申请会先交给他/她审批，再按流程进入后续步骤。",
+    ),
+    "planner.approver_choice": (
+        "I can't choose the approver: it comes from the approval chain ({manager}, then any further steps the process requires). If someone on the chain is away, the engine routes the request to their delegate and tells both sides why. Nothing is sent until you click **Submit** on the card.",
+        "审批人不能由我指定：它来自审批流程（{manager}，以及流程规定的后续审批人）。如果审批人不在，系统会自动转给其代理人，并告知双方原因。在你点击卡片上的「提交」之前，什么都不会发送。",
+    ),
+    "planner.your_manager": ("your manager", "你的直属主管"),
+    "planner.cancel_draft": (
+        "To drop a prepared request, click **Cancel** on its card — nothing was sent. To withdraw a request you already submitted, say 'withdraw' and its id (R-…).",
+        "如果要放弃已准备好的申请，请点击卡片上的「取消」——它还没有提交。要撤回已提交的申请，请说“撤回”加申请编号（R-…）。",
+    ),
+    "planner.submit_draft": (
+        "I can't send it for you: click **Submit** on the card — nothing is sent until you do.",
+        "我不能替你提交：请点击卡片上的「提交」——你点击之前什么都不会发送。",
+    ),
+    "planner.thanks": (
+        "You're welcome! Tell me whenever you need leave, an expense or an approval.",
+        "不客气！需要请假、报销或审批时随时找我。",
+    ),
+    "planner.smalltalk": (
+        "Sounds good — enjoy! If you need anything for work (leave, expenses, approvals), just tell me.",
+        "听起来不错，祝你愉快！需要请假、报销或处理审批时，随时告诉我。",
+    ),
+    "planner.off_topic": (
+        "I can't help with that one — I handle leave, expenses, business trips, balances, your requests and approvals.",
+        "这个我帮不上忙——我负责请假、报销、出差、假期余额、申请进度和审批。",
+    ),
+    "planner.unavailable": (
+        "I can't do that from this conversation right now.",
+        "目前在这个对话里无法完成这项操作。",
+    ),
+    "planner.cannot_finish": (
+        "I couldn't finish that. Please try again, or rephrase what you need.",
+        "这次没能完成，请再试一次，或换个说法告诉我。",
+    ),
+    "planner.no_summary": ("Done.", "已查询。"),
+    "planner.prepared": (
+        "I've prepared it for you; nothing is sent yet.",
+        "已为你准备好，尚未提交。",
+    ),
+    "planner.failed": ("That didn't work.", "没能完成。"),
+    "planner.unknown_type": (
+        "There's no {kind} leave here — the leave types are {types}. Which one should I use?",
+        "这里没有{kind}——可用的假种有{types}。要用哪一种？",
+    ),
+    "planner.admin": (
+        "I can't do that — only HR or an administrator can change roles, managers or permissions, or delete records. I can prepare your own leave, expense and trip requests and show where they stand.",
+        "这个我做不了——只有 HR（人事）或管理员可以修改角色、主管、权限或删除记录。我可以帮你准备自己的请假、报销、出差申请，并查看进度。",
+    ),
+    "planner.for_other": (
+        "I can't do that — only {who} can ask for their own leave (they can message me themselves). I can prepare leave for you.",
+        "这个我做不了——只有{who}本人可以为自己请假（可以让{who}直接找我）。我可以帮你准备你自己的请假。",
+    ),
+    "planner.withdraw_other": (
+        "I can't withdraw {who}'s request — only {who} can withdraw it. I can withdraw your own requests.",
+        "我不能撤回{who}的申请——只有{who}本人可以撤回。我可以帮你撤回你自己的申请。",
+    ),
+    "planner.a_colleague": ("your colleague", "你的同事"),
+    "planner.policy": (
+        "I don't hold the policy documents — HR can answer that. The leave types here are {types}; I can show your balances or prepare a request.",
+        "我这里没有制度文件——这个问题请问 HR（人事）。这里的假种有{types}；我可以帮你查余额或准备申请。",
+    ),
+    "planner.unclear": (
+        "I can't do that — I can prepare leave, expense and business-trip requests, show your balances and where your requests stand, and prepare approvals.",
+        "这个我做不了——我可以帮你准备请假、报销和出差申请，查看假期余额和申请进度，以及准备审批。",
+    ),
+    "planner.no_draft_to_change": (
+        "I don't see a request in this conversation to change. Reply in the thread of the card you want to change, or tell me the whole request (type and dates).",
+        "这个对话里没有可以修改的申请。请在要修改的卡片下回复，或者把完整的申请告诉我（假种和日期）。",
+    ),
+    "planner.days_or_range": (
+        "Do you mean just those days ({days}), or everything from {start} to {end}?",
+        "是只请这几天（{days}），还是从{start}到{end}连着请？",
+    ),
+    "planner.already_submitted": (
+        "{request_id} is already submitted, so I can't change it. To change it, withdraw it (say 'withdraw {request_id}') and ask again.",
+        "{request_id} 已经提交，不能直接修改。如需修改，请先撤回（说“撤回 {request_id}”），再重新申请。",
+    ),
+    "planner.ask_half": ("Which half: the morning or the afternoon?", "请问是上午还是下午？"),
+    "planner.withdraw": ("withdraw", "撤回"),
+    "planner.remind": ("remind anyone about", "催办"),
+    "planner.hello": ("Hi {name}! Here's what I can do for you:", "你好{name}！我可以帮你："),
+    "planner.hello.anonymous": ("Hi! Here's what I can do for you:", "你好！我可以帮你："),
+    "planner.capabilities": (
+        '• Request leave — e.g. "sick tomorrow", "annual leave next Monday to Wednesday", '
+        '"Friday afternoon off"\n'
+        "• Claim an expense or plan a business trip\n"
+        "• Check your leave balances and the status of your requests\n"
+        "• Remind your approver, or withdraw a request before it is decided",
+        "• 请假——例如“明天请病假”“下周一到周三请年假”“周五下午请半天假”\n"
+        "• 报销费用、申请出差\n"
+        "• 查询假期余额和申请进度\n"
+        "• 催审批人处理，或在审批前撤回申请",
+    ),
+    "planner.capabilities.approver": (
+        "• Approvals: show what's waiting for you and prepare your approve/reject decision",
+        "• 审批：查看待你审批的申请，并准备批准或驳回",
+    ),
+    "planner.capabilities.approver_maybe": (
+        "• If you approve others' requests: show what's waiting for you and prepare your decision",
+        "• 如果你负责审批：查看待你审批的申请，并准备批准或驳回",
+    ),
+    "planner.capabilities.end": (
+        "I prepare everything; nothing is sent until you click **Submit** on the card.",
+        "我负责准备，只有你在卡片上点击「提交」后才会发送。",
+    ),
+    "planner.type.annual": ("annual", "年假"),
+    "planner.type.sick": ("sick", "病假"),
+    "planner.type.personal": ("personal", "事假"),
+    "planner.type.unpaid": ("unpaid", "无薪假"),
+    "planner.or_last": ("{items} or {last}", "{items}、{last}"),
+    "word.and_sep": (" and ", "、"),
     # a requester's thread card after a decision (bot/conversation/lifecycle.py)
     "line.decided_now": ("{decided}; now {waiting}", "{decided}；现{waiting}"),
     # a queued turn that failed three times (bot/slack, bot/feishu: bot/conversation/turn_view.py)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from agent.catalogue import say
 from agent.planner._context import Context, Lang
 from agent.planner._conversation import (
     Observation,
@@ -445,7 +446,7 @@ def _days_or_range(slots: dict[str, Any], lang: Lang) -> str:
 
     days = slots["listed"]
     shown = [fmt_date(d, lang) for d in days]
-    listing = "、".join(shown) if lang == "zh" else " and ".join(shown)
+    listing = say("word.and_sep", lang).join(shown)
     return text("days_or_range", lang, days=listing, start=shown[0], end=fmt_date(days[-1], lang))
 
 
