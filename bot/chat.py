@@ -7,33 +7,28 @@ line per message or answer, so a conversation can be scripted; --json prints ste
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import secrets
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from agent.events import (
-    FinalAnswer,
-    ModelStep,
-    Notice,
-    ProposalReady,
-    StepEvent,
-    ToolFinished,
-    ToolStarted,
-)
+from agent.events import ProposalReady, StepEvent
+from agent.i18n import detect_locale
 from agent.tools.describe import what, where_it_is
 from bot import wording
-from bot.conversation import CardLifecycle, CardRegistry, Interactions
+from bot.conversation import CardLifecycle, CardRef, CardRegistry, CardView, Interactions
 from bot.conversation.buttons import step_value
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.interactions import Answer
+from bot.conversation.turn_view import show_turn
+from bot.presentation.card_views import card_of
 from bot.presentation.confirm import confirm_card
 from bot.presentation.counter import counter_card
 from bot.presentation.history import conversation_lines
-from bot.presentation.text import plain, to_text
+from bot.presentation.steps import TaskLine, TaskStatus
+from bot.presentation.text import plain, step_text, to_text
 from bot.runtime import Runtime
 from bot.wording import say
 from workflow.config import Person
@@ -55,7 +50,43 @@ CALENDAR_COMMANDS = ("/calendar", "/日历")
 CALENDAR_OFF = ("off", "revoke", "关闭", "停用")
 
 # the kinds with their own y/N question in the catalogue (chat.prompt.*)
+PLATFORM = "terminal"  # the name its confirm cards are registered under
 PROMPTS = frozenset({"submit", "decide", "withdraw", "remind", "delegate"})
+
+
+class TerminalTurn:
+    """A turn in the terminal, fed by the shared `show_turn`: the step lines, the confirm card
+    and the answer Slack and Feishu show, as text (a finished step prints once; no live update)."""
+
+    def __init__(self, session: ChatSession, locale: str) -> None:
+        self.session = session
+        self.locale = locale  # the language the person wrote in, as on Slack and Feishu
+        self.proposals: list[ProposalReady] = []
+
+    async def task(
+        self, call_id: str, title: str, status: TaskStatus, output: str | None = None
+    ) -> None:
+        if status in ("complete", "error"):
+            self.session.say(step_text(TaskLine(call_id, title, status, output)))
+
+    async def card(self, proposal: ProposalReady) -> None:
+        """Print the confirm card; the core records it, so a draft it replaces says so."""
+        session = self.session
+        engine = session.runtime.engine
+        self.proposals.append(proposal)
+        session.card_locales[proposal.pending_id] = self.locale
+        session.say(to_text(confirm_card(proposal, self.locale, engine=engine)))
+        address = f"{session.thread}:{proposal.pending_id}"
+        person = engine.person(session.person)
+        await session.core.cards.confirm_posted(
+            person, proposal, PLATFORM, address, session.redraw, locale=self.locale
+        )
+
+    async def notice(self, text: str) -> None:
+        self.session.say(f"  ! {text}")
+
+    async def finish(self, text: str) -> None:
+        self.session.say(f"bot> {plain(text)}")
 
 
 @dataclass
@@ -68,6 +99,7 @@ class ChatSession:
     read: Callable[[], str | None] = field(default=lambda: None)
     out: IO[str] = field(default_factory=lambda: sys.stdout)
     thread: str = ""
+    card_locales: dict[str, str] = field(default_factory=dict)  # pending id: its card's language
 
     def __post_init__(self) -> None:
         self.switch(self.person)
@@ -102,45 +134,40 @@ class ChatSession:
     # --- one message -------------------------------------------------------------------------
 
     async def message(self, text: str) -> None:
-        proposals: list[ProposalReady] = []
-        async for event in self.runtime.agent.run(self.thread, self.person, text):
-            self.show(event)
-            if isinstance(event, ProposalReady):
-                proposals.append(event)
+        proposals = await self.run_turn(text)
         replaced = {p.replaces for p in proposals if p.replaces}
         for p in proposals:
-            if p.pending_id in replaced:  # a later card of this turn supersedes it
-                if not self.json_mode:
-                    self.say("  ✗ " + wording.replaced_by_card_below(self.locale))
-                continue
-            await self.confirm_card(p)
+            if p.pending_id not in replaced:  # a later card of this turn superseded it
+                await self.confirm_card(p)
 
-    def show(self, event: StepEvent) -> None:
+    async def run_turn(self, text: str) -> list[ProposalReady]:
+        """Show one agent turn (its steps, cards and answer); returns the cards it posted."""
+        events = self.runtime.agent.run(self.thread, self.person, text)
         if self.json_mode:
+            return await self._emit_events(events)
+        view = TerminalTurn(self, detect_locale(text, self.locale))
+        await show_turn(events, view)
+        return view.proposals
+
+    async def redraw(self, card: CardRef, view: CardView) -> bool:
+        """A card the core changed (a draft replaced by a later one): printed again, as it now reads."""
+        self.say(to_text(card_of(view, self.runtime.engine, card.locale)))
+        return True
+
+    async def _emit_events(self, events: AsyncIterator[StepEvent]) -> list[ProposalReady]:
+        """--json: every step event as one JSON line, for scripts."""
+        proposals = []
+        async for event in events:
             self.emit(event.to_dict())
-            return
-        match event:
-            case ModelStep(thought=str() as thought) if thought:
-                self.say(f"  … {thought}")
-            case ToolStarted():
-                pass
-            case ToolFinished(ok=True):
-                self.say(f"  ✓ {event.title}")
-            case ToolFinished():
-                self.say(f"  ✗ {event.title}: {event.summary}")
-            case Notice():
-                self.say(f"  ! {event.text}")
-            case ProposalReady():
-                # the card's facts; the answer below says what was prepared (said once)
-                card = confirm_card(event, self.locale, engine=self.runtime.engine)
-                self.say(to_text(dataclasses.replace(card, lead=())))
-            case FinalAnswer():
-                self.say(f"bot> {plain(event.text)}")
+            if isinstance(event, ProposalReady):
+                proposals.append(event)
+        return proposals
 
     async def confirm_card(self, p: ProposalReady) -> None:
         """The card's buttons: the person answers y to confirm; anything else cancels."""
         kind = p.action if p.action in PROMPTS else "submit"
-        answer = await self.ask(wording.say(f"chat.prompt.{kind}", self.locale))
+        locale = self.card_locales.get(p.pending_id, self.locale)  # the language it was shown in
+        answer = await self.ask(wording.say(f"chat.prompt.{kind}", locale))
         person = self.runtime.engine.person(self.person)
         if answer.lower() in ("y", "yes", "是", "好", "确认"):
             done = await self.core.confirm(person, p.pending_id, thread=self.thread)
@@ -150,20 +177,20 @@ class ChatSession:
         if not done.ok:
             code = done.error.code if done.error else "refused"
             result |= {"event": "refused", "error": code, "message": done.text}
-            line = wording.say("chat.not_done", self.locale, text=done.text)
+            line = wording.say("chat.not_done", locale, text=done.text)
         elif done.outcome is None:
             result["event"] = "cancelled"
-            line = wording.say("chat.cancelled", self.locale, text=done.text)
+            line = wording.say("chat.cancelled", locale, text=done.text)
         else:
             req = done.outcome.request
             result |= {"event": "confirmed", "repeated": done.outcome.repeated}
             if req is not None:
                 result |= {"request_id": req.id, "status": req.status.value}
                 engine = self.runtime.engine
-                line = f"{what(req, engine.config, self.locale)} — {where_it_is(req, engine.directory, self.locale)} · {req.id}"
+                line = f"{what(req, engine.config, locale)} — {where_it_is(req, engine.directory, locale)} · {req.id}"
             else:
                 line = done.text
-            line = wording.say("chat.confirmed", self.locale, text=line)
+            line = wording.say("chat.confirmed", locale, text=line)
         self.emit(result) if self.json_mode else self.say(line)
 
     # --- commands -----------------------------------------------------------------------------

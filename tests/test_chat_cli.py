@@ -152,3 +152,32 @@ def test_the_terminal_shows_the_answer_without_markdown_marks():
     answers = [line for line in done.stdout.splitlines() if "Submit" in line and "Cancel" in line]
     assert answers and all("**" not in line for line in answers), answers
     assert "**" not in done.stdout
+
+
+def test_the_terminal_shows_the_steps_slack_and_feishu_show():
+    """Each finished step is one line with the one-line result Slack and Feishu put under it;
+    a proposal's step is its title alone (the card and the answer say the rest)."""
+    done = chat(
+        "oliver", ["how many days of annual leave do I have?", "annual leave on 14 Dec", "n"]
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert (
+        "  ✓ Checking your leave balances — Your balances for 2026: Annual leave: 25 of 25 days "
+        "left; Sick leave: 10 of 10 days left; Personal leave: 5 of 5 days left."
+    ) in lines
+    assert "  ✓ Preparing your annual leave request" in lines
+    assert not [line for line in lines if line.startswith("  … ")]  # no model thoughts
+
+
+def test_a_message_in_chinese_gets_its_card_prompt_and_outcome_in_chinese():
+    """An English-locale person who writes in Chinese reads the whole turn in Chinese, as on
+    Slack and Feishu: the card, its labels and buttons, the y/N question and the outcome."""
+    done = chat("oliver", ["下周一到周三请年假", "y"])
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "  ┌─ 提交此申请？" in out and "  │ [提交] [取消]" in out
+    # the values line up: a Chinese character takes two columns
+    assert "  │ 类型        年假\n" in out and "  │ 提交后余额  剩余 22 天\n" in out
+    assert "提交？[y/N]" in out and "（已确认：年假" in out
+    assert "Submit" not in out and "Annual leave" not in out

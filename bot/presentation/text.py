@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from bot.presentation.model import Card
+from bot.presentation.steps import TaskLine
 
 ELLIPSIS = "…"
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -40,14 +42,25 @@ def to_text(card: Card, indent: str = "  ") -> str:
         lines.append(f"┌─ {card.title}")
     for p in card.lead:
         lines += _paragraph(p.label, p.text)
-    width = max((len(f.label) for f in card.facts), default=0)
-    lines += [f"{f.label.ljust(width)}  {f.value}" for f in card.facts]
+    width = max((_width(f.label) for f in card.facts), default=0)
+    lines += [f"{f.label}{' ' * (width - _width(f.label))}  {f.value}" for f in card.facts]
     for p in card.body:
         lines += _paragraph(p.label, p.text)
     lines += [f"· {c}" for c in card.context]
     if card.actions:
         lines.append(" ".join(f"[{a.label}]" for a in card.actions))
     return "\n".join(f"{indent}│ {x}" if i else f"{indent}{x}" for i, x in enumerate(lines))
+
+
+def step_text(task: TaskLine, indent: str = "  ") -> str:
+    """A finished step as a line: '✓ Checking your leave balances — Annual leave: 12 of 15 days left'."""
+    mark = "✗" if task.status == "error" else "✓"
+    return f"{indent}{mark} {task.title}" + (f" — {task.output}" if task.output else "")
+
+
+def _width(text: str) -> int:
+    """Columns a label takes in a terminal: a Chinese character takes two, so facts line up."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _paragraph(label: str | None, text: str) -> list[str]:

@@ -322,13 +322,11 @@ class TerminalSurface:
             session = ChatSession(self.runtime, person, read=me.session.read, out=me.out)
         session.say(f"{person}> {text}")
         # the prompt for each card is asked when the person clicks (`click`), not at once
-        async for event in self.runtime.agent.run(session.thread, person, text):
-            session.show(event)
-            if isinstance(event, ProposalReady):
-                mine = self.proposals.setdefault(person, [])
-                if event.replaces:  # as `ChatSession.message` does: the old card is not asked
-                    mine[:] = [x for x in mine if x[1].pending_id != event.replaces]
-                mine.append((session, event))
+        for event in await session.run_turn(text):
+            mine = self.proposals.setdefault(person, [])
+            if event.replaces:  # as `ChatSession.message` does: the old card is not asked
+                mine[:] = [x for x in mine if x[1].pending_id != event.replaces]
+            mine.append((session, event))
         me.threads[session.thread] = session
         return session.thread
 
