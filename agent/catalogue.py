@@ -291,6 +291,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "planner.type.sick": ("sick", "病假"),
     "planner.type.personal": ("personal", "事假"),
     "planner.type.unpaid": ("unpaid", "无薪假"),
+    "planner.signed_in_user": ("the signed-in user", "当前用户"),
     "planner.or_last": ("{items} or {last}", "{items}、{last}"),
     "word.and_sep": (" and ", "、"),
     # a requester's thread card after a decision (bot/conversation/lifecycle.py)

@@ -604,7 +604,7 @@ def _approver_choice(task: Task, ctx: Context, lang: Lang) -> Step:
 
 
 def _identity(task: Task, ctx: Context, lang: Lang) -> Step:
-    name = ctx.user_name or ("the signed-in user" if lang == "en" else "当前用户")
+    name = ctx.user_name or text("signed_in_user", lang)
     return Reply(text("identity", lang, name=name))
 
 

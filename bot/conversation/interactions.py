@@ -226,8 +226,8 @@ class Interactions(CounterClicks, BulkClicks):
             case Found.NOT_DONE:
                 return self._refused(
                     StoreUnavailable(
-                        "The database is unreachable; nothing was changed. Try again shortly.",
-                        zh="暂时无法连接数据库，没有做任何更改。请稍后再试。",
+                        wording.say("error.store_unreachable", "en"),
+                        zh=wording.say("error.store_unreachable", "zh"),
                     ),
                     locale,
                 )
