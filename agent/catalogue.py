@@ -294,6 +294,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "planner.signed_in_user": ("the signed-in user", "当前用户"),
     "planner.or_last": ("{items} or {last}", "{items}、{last}"),
     "word.and_sep": (" and ", "、"),
+    # a step inside a sentence (bot/wording.py), a zone named by its city (bot/presentation/times.py)
+    "wording.step_phrase": ("step {n} of {total}", "第 {n}/{total} 步"),
+    "wording.step_phrase.named": ("step {n} of {total} ({name})", "第 {n}/{total} 步，{name}"),
+    "time.zone_city": ("{city}", "{city}时间"),
     # a requester's thread card after a decision (bot/conversation/lifecycle.py)
     "line.decided_now": ("{decided}; now {waiting}", "{decided}；现{waiting}"),
     # a queued turn that failed three times (bot/slack, bot/feishu: bot/conversation/turn_view.py)

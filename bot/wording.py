@@ -395,10 +395,8 @@ def decision_text(
 
 def step_phrase(index: int, total: int, name: str | None, locale: str) -> str:
     """'step 1 of 2 (Manager)' / '第 1/2 步，直属主管': a step inside a sentence."""
-    if locale == "zh":
-        return f"第 {index + 1}/{total} 步" + (f"，{name}" if name else "")
-    text = step_of(index, total, name, locale)
-    return text[:1].lower() + text[1:]
+    code = "wording.step_phrase.named" if name else "wording.step_phrase"
+    return say(code, locale, n=index + 1, total=total, name=name)
 
 
 def _open_step_line(req: Request, engine: Engine, locale: str) -> str | None:

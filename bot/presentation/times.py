@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
+from agent.catalogue import say
 from bot.presentation.model import Reader
 
 # Chinese names for the zones people are likely to be in; other zones show their city.
@@ -38,7 +39,7 @@ def zone_name(zone: tzinfo | None, locale: str, at: datetime | None = None) -> s
     if key in ("UTC", "Etc/UTC"):
         return "UTC"
     city = key.rsplit("/", 1)[-1].replace("_", " ")
-    return f"{city}时间" if locale == "zh" else city
+    return say("time.zone_city", locale, city=city)
 
 
 def at_text(at: datetime | None, reader: Reader) -> str:
