@@ -49,8 +49,8 @@ HELP = """Type a message to the bot, or a command:
 CALENDAR_COMMANDS = ("/calendar", "/日历")
 CALENDAR_OFF = ("off", "revoke", "关闭", "停用")
 
-# the kinds with their own y/N question in the catalogue (chat.prompt.*)
 PLATFORM = "terminal"  # the name its confirm cards are registered under
+# the kinds with their own y/N question in the catalogue (chat.prompt.*)
 PROMPTS = frozenset({"submit", "decide", "withdraw", "remind", "delegate"})
 
 
