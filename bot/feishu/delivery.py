@@ -16,10 +16,10 @@ import structlog
 
 from bot.conversation import CardLifecycle, CardRegistry
 from bot.conversation.notify import deliver_event
+from bot.conversation.redraw import CardRedraw
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.identity import FeishuIdentity
-from bot.feishu.render import feishu_cards
 from bot.feishu.turns import send_uuid
 from workflow.config import Person
 from workflow.engine import Engine
@@ -35,12 +35,18 @@ class FeishuDelivery:
 
     platform = "feishu"
 
-    def __init__(self, engine: Engine, client: FeishuClient, redis: aioredis.Redis) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        client: FeishuClient,
+        redis: aioredis.Redis,
+        cards: CardRedraw[cards.Card],
+    ) -> None:
         self.engine = engine
         self.client = client
         self.redis = redis
         self.identity = FeishuIdentity(engine.directory, redis, client)
-        self.cards = feishu_cards(engine, client)
+        self.cards = cards  # the bot's: a card is redrawn one way, whoever moves the request
         self.lifecycle = CardLifecycle(engine, CardRegistry(redis, engine.keys.org))
 
     async def deliver(self, event: OutboxEvent) -> None:

@@ -50,7 +50,9 @@ class FeishuPlatform(BotPlatform[FeishuBot]):
 
     @cached_property
     def _delivery(self) -> FeishuDelivery:
-        return FeishuDelivery(self.bot.runtime.engine, self.bot.client, self.bot.runtime.redis)
+        return FeishuDelivery(
+            self.bot.runtime.engine, self.bot.client, self.bot.runtime.redis, self.bot.cards
+        )
 
     def delivery(self) -> FeishuDelivery:
         return self._delivery

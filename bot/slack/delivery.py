@@ -7,11 +7,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import CardLifecycle, CardRegistry
 from bot.conversation.notify import deliver_event
+from bot.conversation.redraw import CardRedraw
 from bot.slack import blocks
 from bot.slack.blocks_cards import render
 from bot.slack.errors import SlackCallFailed
 from bot.slack.identity import SlackIdentity
-from bot.slack.render import address, slack_cards
+from bot.slack.render import address
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.keys import delivery
@@ -27,12 +28,18 @@ class SlackDelivery:
 
     platform = "slack"
 
-    def __init__(self, engine: Engine, client: AsyncWebClient, identity: SlackIdentity) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        client: AsyncWebClient,
+        identity: SlackIdentity,
+        cards: CardRedraw[blocks.SlackMessage],
+    ) -> None:
         self.engine = engine
         self.client = client
         self.identity = identity
         self.redis = identity.redis
-        self.cards = slack_cards(engine, client)
+        self.cards = cards  # the bot's: a card is redrawn one way, whoever moves the request
         self.lifecycle = CardLifecycle(engine, CardRegistry(self.redis, engine.keys.org))
         self._team: str | None = None
 

@@ -39,7 +39,9 @@ class SlackPlatform(BotPlatform[SlackBot]):
 
     @cached_property
     def _delivery(self) -> SlackDelivery:
-        return SlackDelivery(self.bot.runtime.engine, self.bot.client, self.bot.identity)
+        return SlackDelivery(
+            self.bot.runtime.engine, self.bot.client, self.bot.identity, self.bot.cards
+        )
 
     async def send(self, person: Person, message: object) -> str | None:
         if not isinstance(message, SlackMessage):

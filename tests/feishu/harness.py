@@ -106,7 +106,7 @@ async def start_harness(
         verification_token=VERIFICATION_TOKEN,
         encrypt_key=encrypt_key,
     )
-    delivery = FeishuDelivery(engine, client, redis)
+    delivery = FeishuDelivery(engine, client, redis, bot.cards)
     worker = OutboxWorker(
         Outbox(redis, engine.keys, NOTIFIER_GROUP), [delivery], "test", reclaim_idle_ms=60_000
     )

@@ -152,7 +152,7 @@ async def start_harness(
     )
     worker = OutboxWorker(
         Outbox(redis, engine.keys, NOTIFIER_GROUP),
-        [SlackDelivery(engine, client, bot.identity)],
+        [SlackDelivery(engine, client, bot.identity, bot.cards)],
         "test",
         reclaim_idle_ms=60_000,
     )

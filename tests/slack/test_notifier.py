@@ -25,7 +25,7 @@ def approval_cards(h: SlackHarness) -> list[dict]:
 
 
 async def fresh_worker(h: SlackHarness, consumer: str) -> OutboxWorker:
-    delivery = SlackDelivery(h.engine, h.bot.client, h.bot.identity)
+    delivery = SlackDelivery(h.engine, h.bot.client, h.bot.identity, h.bot.cards)
     worker = OutboxWorker(
         Outbox(h.engine.store.redis, h.engine.keys, NOTIFIER_GROUP),
         [delivery],
