@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis.asyncio as aioredis
 
@@ -24,9 +24,9 @@ READ_ALL_ROLE = "hr"
 MAX_OUT_DAYS = 400
 
 
-@dataclass(frozen=True)
-class OutEntry:
-    """Someone out of office on some days: names and dates only, never the type or reason."""
+class OutEntry(NamedTuple):
+    """Someone out of office on some days: names and dates only, never the type or reason
+    (a tuple, like whos_out.Booked: a whole organisation's week makes thousands)."""
 
     person: str
     name: str
@@ -224,14 +224,14 @@ class Queries:
                 continue
             out.append(
                 OutEntry(
-                    person=e.person,
-                    name=person.name,
-                    start=e.start,
-                    end=e.end,
-                    start_half=e.start_half,
-                    end_half=e.end_half,
-                    tentative=e.tentative,
-                    request_id=e.request_id,
+                    e.person,
+                    person.name,
+                    e.start,
+                    e.end,
+                    e.start_half,
+                    e.end_half,
+                    e.tentative,
+                    e.request_id,
                 )
             )
         return sorted(out, key=lambda o: (o.start, o.name))
