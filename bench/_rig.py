@@ -417,6 +417,9 @@ class RunConfig:
     ingress_processes: int = 1  # processes each serve answers its port with (SO_REUSEPORT)
     redis_port: int | None = None  # the private redis-server's port (None: any free one)
     extra_env: dict[str, str] = field(default_factory=dict)
+    # the bot talks to bench/_lean.py (canned Slack Web API and model, one process) instead of
+    # the Slack stand-in and bench/fake_llm.py: a turns-only burst, checked from its counts
+    lean: bool = False
 
 
 @dataclass
@@ -568,14 +571,21 @@ class Rig:
             self.redis = RedisServer(cfg.redis_port)
             self.redis_url = self.redis.start()
         config_path = bench_config(self.tmp / "org.toml", cfg.users, self.org)
+        await self.standin.start()  # the people's side (their DMs); the bot's too unless lean
+        ws = self.standin.workspace
+        stand_ins = (
+            [BENCH / "_lean.py", "--team", self.team, "--bot-user", ws.bot_user_id]
+            if cfg.lean
+            else [BENCH / "fake_llm.py"]
+        )
         self.llm_proc = subprocess.Popen(
-            [sys.executable, str(BENCH / "fake_llm.py"), "--latency", str(cfg.latency_s)],
+            [sys.executable, *map(str, stand_ins), "--latency", str(cfg.latency_s)],
             stdout=subprocess.PIPE,
             text=True,
         )
         line = await asyncio.to_thread(self.llm_proc.stdout.readline)  # type: ignore[union-attr]
         self.llm_port = json.loads(line)["port"]
-        await self.standin.start()
+        api_url = f"http://127.0.0.1:{self.llm_port}/api/" if cfg.lean else self.standin.api_url
         for p in load_config(config_path).people:
             if p.slack_user_id:
                 self.standin.add_user(p.slack_user_id, p.id, p.name, p.email, p.timezone)
@@ -590,7 +600,7 @@ class Rig:
             "APPROVALS_NOW": NOW,
             "SLACK_BOT_TOKEN": TOKEN,
             "SLACK_SIGNING_SECRET": SECRET,
-            "SLACK_API_URL": self.standin.api_url,
+            "SLACK_API_URL": api_url,
             "LLM_PRESET": "generic",
             "LLM_BASE_URL": f"http://127.0.0.1:{self.llm_port}/v1",
             "LLM_MODEL": "fake",
@@ -746,7 +756,8 @@ class Rig:
         procs["driver"] = {"cpu_s": usage.ru_utime + usage.ru_stime, "round_trips": 0.0}
         # the rest of the machine's work: the fake model and (a private) Redis
         if self.llm_proc is not None:
-            procs["fake_llm"] = {"cpu_s": pid_cpu_s(self.llm_proc.pid), "round_trips": 0.0}
+            name = "lean_stand_ins" if self.cfg.lean else "fake_llm"
+            procs[name] = {"cpu_s": pid_cpu_s(self.llm_proc.pid), "round_trips": 0.0}
         if self.redis is not None and self.redis.proc is not None:
             procs["redis"] = {"cpu_s": pid_cpu_s(self.redis.proc.pid), "round_trips": 0.0}
         return {
@@ -967,10 +978,15 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 (t_start,) + (t_acks,) * 3,
                 sender,
             )
-        await until(lambda: all(u.turn_over for u in users), "turns")
+        if cfg.lean:
+            await lean_until(rig, users, feed, cfg.stall_s, deadline)
+        else:
+            await until(lambda: all(u.turn_over for u in users), "turns")
         lost: dict[str, list[User]] = {"turn": [u for u in users if not u.turn_over or u.failed]}
         users = [u for u in users if u.turn_over and not u.failed]
         t_turns = time.perf_counter()
+        if cfg.lean and users and not lost["turn"]:  # the last answer, not when the poll saw it
+            t_turns = max(u.final_at for u in users)
         await end_profile()
         s1 = await rig.snapshot()
         if cfg.turns_only:
@@ -1050,6 +1066,34 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             with contextlib.suppress(BaseException):
                 await feed_task
         await rig.stop()
+
+
+async def lean_until(
+    rig: Rig, users: list[User], feed: Feed, stall_s: float, deadline: float
+) -> None:
+    """Wait for every turn's answer by polling bench/_lean.py's count (every 50 ms), then read
+    when each thread was answered (its clock is this process's) and what it was sent."""
+    loop = asyncio.get_running_loop()
+    last_change, done = loop.time(), -1
+    url = f"http://127.0.0.1:{rig.llm_port}/progress"
+    while loop.time() < deadline and loop.time() - last_change < stall_s:
+        async with rig.session.get(url) as r:  # type: ignore[union-attr]
+            stopped = (await r.json())["stopped"]
+        if stopped >= len(users):
+            break
+        if stopped != done:
+            last_change, done = loop.time(), stopped
+        await asyncio.sleep(0.05)
+    stats: dict[str, Any] = await rig.llm_stats()  # type: ignore[assignment]
+    for u in users:
+        key = f"{u.channel}:{u.thread}"
+        if key in stats["stopped_at"]:
+            u.final_at = stats["stopped_at"][key]
+        if stats["cards"].get(key):
+            u.card, u.card_at = {"lean": True}, u.final_at
+    for key, n in stats["started"].items():
+        channel, _, thread = key.partition(":")
+        feed.streams_per_thread[(channel, thread)] = n
 
 
 def dm_event(u: User, message: dict[str, Any], team: str) -> dict[str, Any]:
@@ -1217,7 +1261,7 @@ def report(
         # model, a private Redis, and the burst's sender; cores_busy is all of it over the wall
         "support_cpu_s": {
             name: round(s1["procs"][name]["cpu_s"] - s0["procs"][name]["cpu_s"], 2)
-            for name in ("driver", "fake_llm", "redis")
+            for name in ("driver", "fake_llm", "lean_stand_ins", "redis")
             if name in s1["procs"]
         },
         "cores_busy_during_turns": round(

@@ -18,8 +18,11 @@ With --runners, the turn runners alone are scaled: serve only acks (SERVE_RUNS_T
 and one, then two `worker` processes run the same burst of turns (every DM sent at once);
 reported: the ratio of turns per second (target ≥ 1.8), the CPU each process used, the
 runners' CPU per turn (equal in both runs: nothing is lost to coordination), and how busy
-the machine's cores were (the driver, the fake model and Redis share them with the runners,
-so on 2 cores the second runner cannot have a core of its own).
+the machine's cores were (the driver, the stand-ins and Redis share them with the runners,
+so on 2 cores the second runner cannot have a core of its own). The bot talks to
+bench/_lean.py there — the Slack Web API and the model canned in one small process — so that
+the stand-ins take little of the cores (--full-stand-ins: the Slack stand-in and
+bench/fake_llm.py, as the other benches use).
 
     python bench/scaleout_bench.py --runners [--users 1000] [--latency 0.3]
 
@@ -115,6 +118,7 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
             burst=True,
             turns_only=True,
             serve_runs_turns=False,
+            lean=not args.full_stand_ins,
         )
         r = await run_load(cfg)
         runs[f"{workers} runner{'s' if workers > 1 else ''}"] = r
@@ -135,7 +139,8 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
         "cpu_s_per_process": {k: r["cpu_s_per_process"] for k, r in runs.items()},
         # the same work per turn in one or two runners means nothing is lost to coordination
         "runner_cpu_ms_per_turn": {k: runner_cpu_ms_per_turn(r) for k, r in runs.items()},
-        # the driver (Slack stand-in), fake model and Redis share the cores with the runners
+        # the driver, the stand-ins (bench/_lean.py unless --full-stand-ins) and Redis share
+        # the cores with the runners
         "support_cpu_s": {k: r["support_cpu_s"] for k, r in runs.items()},
         "cores_busy_during_turns": {k: r["cores_busy_during_turns"] for k, r in runs.items()},
         "cores": cores,
@@ -184,6 +189,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--users", type=int, default=300)
     parser.add_argument(
         "--runners", action="store_true", help="scale the turn runners: 1 vs 2 worker processes"
+    )
+    parser.add_argument(
+        "--full-stand-ins",
+        action="store_true",
+        help="with --runners: the Slack stand-in and bench/fake_llm.py (default: bench/_lean.py)",
     )
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--ramp", type=float, default=1.0)

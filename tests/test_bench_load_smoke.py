@@ -78,3 +78,15 @@ def test_load_bench_burst_mode_sends_everything_at_once_from_its_own_process(cap
     assert run["ack_ms_dm"]["max"] < 10_000 and run["dm_refused_non_2xx"] == 0
     assert not any(run["lost"].values()) and run["duplicate_turns"] == 0
     assert run["turns_per_thread"] == {"1": 5}
+
+
+def test_load_bench_acks_only_with_two_ingress_processes_queues_every_dm_once(capsys):
+    """--acks-only --ingress-processes 2: both processes ack (their CPU reported), every DM queued."""
+    result = load("load_bench").main(
+        ["--acks-only", "--users", "40", "--ingress-processes", "2", "--no-plot"]
+    )
+    capsys.readouterr()
+    [run] = result["runs"]
+    assert run["burst_sender"]["queued_turns"] == 40 and run["burst_sender"]["keep_alive"]
+    assert run["dm_refused_non_2xx"] == 0 and not any(run["lost"].values())
+    assert set(run["cpu_s_per_process"]) == {"serve0", "serve0.ingress1"}

@@ -28,3 +28,18 @@ def test_scaleout_with_redelivered_events_and_double_clicks_keeps_every_invarian
     assert two["serve_processes"] == 2 and two["worker_processes"] == 2
     assert two["requests_completed"] == 4
     assert result["throughput_ratio_2x2_vs_1x1"] > 0
+
+
+@pytest.mark.timeout(300)  # two runs of five processes each; start-up is slow on a loaded machine
+def test_scaleout_runners_on_the_lean_stand_ins_answer_every_turn_once(capsys):
+    """--runners: one then two workers run a burst against bench/_lean.py; each turn answered once."""
+    result = load("scaleout_bench").main(
+        ["--runners", "--users", "6", "--latency", "0", "--no-plot", "--stall", "10"]
+    )
+    capsys.readouterr()
+    assert result["lost"] == {"1 runner": 0, "2 runners": 0}
+    assert result["duplicated"] == {"1 runner": 0, "2 runners": 0}
+    for run in result["runs"].values():
+        assert run["turns_per_thread"] == {"1": 6}
+        assert "lean_stand_ins" in run["support_cpu_s"]
+    assert set(result["cpu_s_per_process"]["2 runners"]) == {"serve0", "worker0", "worker1"}
