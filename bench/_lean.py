@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import re
 import signal
 import sys
 import time
@@ -33,11 +32,8 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
+from fake_llm import FakeLLM  # bench/ is this script's directory, first on sys.path
 
-LEAVE = re.compile(
-    r"(annual|sick|personal) leave from (\d{4}-\d\d-\d\d) to (\d{4}-\d\d-\d\d)(?:, reason: (.*))?",
-    re.I,
-)
 MAX_BODY = 8 << 20
 
 
@@ -56,6 +52,7 @@ class Lean:
         self.cards: Counter[str] = Counter()
         self.stream_thread: dict[str, str] = {}  # stream message ts → its thread
         self.model_calls = 0
+        self.replies = FakeLLM(latency_s=0.0)
 
     def next_ts(self) -> str:
         self.seq += 1
@@ -113,25 +110,8 @@ class Lean:
         request = orjson.loads(body)
         await asyncio.sleep(self.latency_s)
         self.model_calls += 1
-        last = request["messages"][-1]
-        if last["role"] == "tool":
-            summary = orjson.loads(last["content"]).get("summary", "Done.")
-            message: dict[str, Any] = {
-                "role": "assistant",
-                "content": summary + " Click Submit on the card to send it.",
-            }
-        elif m := LEAVE.search(last.get("content") or ""):
-            args = {"leave_type": m.group(1).lower(), "start": m.group(2), "end": m.group(3)}
-            if m.group(4):
-                args["reason"] = m.group(4)
-            call = {
-                "id": f"call_{self.model_calls}",
-                "type": "function",
-                "function": {"name": "propose_leave", "arguments": json.dumps(args)},
-            }
-            message = {"role": "assistant", "content": "", "tool_calls": [call]}
-        else:
-            message = {"role": "assistant", "content": "Which days, and which kind of leave?"}
+        self.replies.calls = self.model_calls  # (its call ids count calls)
+        message = self.replies.reply_for(request)  # the same scripted flow as fake_llm.py
         tokens = len(body) // 4
         return orjson.dumps(
             {
