@@ -6,6 +6,7 @@ Plain sentences (no markup): each adapter escapes and formats them for its own c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
@@ -121,6 +122,50 @@ def leave_dates(fields: dict[str, Any], locale: str) -> str:
     )
 
 
+def _leave_type(
+    f: Mapping[str, Any], d: Mapping[str, Any], engine: Engine | None, locale: str
+) -> str | None:
+    return leave_type_name(engine, str(f["leave_type"]), locale) if f.get("leave_type") else None
+
+
+def _leave_dates(
+    f: Mapping[str, Any], d: Mapping[str, Any], engine: Engine | None, locale: str
+) -> str | None:
+    try:
+        return leave_dates(f, locale)
+    except (KeyError, ValueError):  # a proposal's dates the model left out or garbled
+        return None
+
+
+def _working_days(
+    f: Mapping[str, Any], d: Mapping[str, Any], engine: Engine | None, locale: str
+) -> str | None:
+    days = d.get("working_days")
+    return fmt_days(days, locale) if isinstance(days, int | float) else None
+
+
+# The facts every card of a leave shows, in order: (label code, the value from the leave's
+# fields and the values the engine derived for it, None when it has none). The confirm card,
+# the approver's card and the requester's cards all read this one list.
+LeaveFact = Callable[[Mapping[str, Any], Mapping[str, Any], Engine | None, str], str | None]
+LEAVE_FACTS: tuple[tuple[str, LeaveFact], ...] = (
+    ("label.type", _leave_type),
+    ("label.dates", _leave_dates),
+    ("label.working_days", _working_days),
+)
+
+
+def leave_facts(
+    fields: Mapping[str, Any], derived: Mapping[str, Any], engine: Engine | None, locale: str
+) -> list[tuple[str, str]]:
+    """A leave's (label, value) pairs from `LEAVE_FACTS`, in the reader's language."""
+    pairs = []
+    for code, fact in LEAVE_FACTS:
+        if (value := fact(fields, derived, engine, locale)) is not None:
+            pairs.append((say(code, locale), value))
+    return pairs
+
+
 def request_facts(
     req: Request, engine: Engine, locale: str, balance_after: float | None = None
 ) -> list[tuple[str, str]]:
@@ -131,16 +176,7 @@ def request_facts(
         pairs.append((say("label.filed_by", locale), say("value.filed_by", locale, by=by, who=who)))
     f = req.fields
     if req.is_leave:
-        dates = leave_dates(f, locale)
-        pairs += [
-            (
-                say("wording.request_facts.type", locale),
-                leave_type_name(engine, f["leave_type"], locale),
-            ),
-            (say("wording.request_facts.dates", locale), dates),
-        ]
-        if isinstance(wd := req.derived.get("working_days"), int | float):
-            pairs.append((say("wording.request_facts.working_days", locale), fmt_days(wd, locale)))
+        pairs += leave_facts(f, req.derived, engine, locale)
         if balance_after is not None:
             left = days_text(balance_after, locale)
             pairs.append(
@@ -178,21 +214,6 @@ _INTERNAL = {
 }
 
 
-def _leave_proposal_facts(
-    f: dict[str, Any], engine: Engine | None, locale: str
-) -> list[tuple[str, str]]:
-    pairs = [(say("label.type", locale), leave_type_name(engine, str(f["leave_type"]), locale))]
-    try:
-        start, end = date.fromisoformat(str(f["start"])), date.fromisoformat(str(f["end"]))
-        dates = fmt_range(start, end, bool(f.get("start_half")), bool(f.get("end_half")), locale)
-        pairs.append((say("label.dates", locale), dates))
-    except (KeyError, ValueError):
-        pass
-    if isinstance(f.get("working_days"), int | float):
-        pairs.append((say("label.working_days", locale), fmt_days(f["working_days"], locale)))
-    return pairs
-
-
 def _form_proposal_facts(
     f: dict[str, Any], engine: Engine | None, locale: str
 ) -> list[tuple[str, str]]:
@@ -225,7 +246,7 @@ def proposal_facts(
     match action:
         case "submit":
             if "leave_type" in f:
-                pairs = _leave_proposal_facts(f, engine, locale)
+                pairs = leave_facts(f, f, engine, locale)  # the derived values are among its fields
             else:
                 pairs = _form_proposal_facts(f, engine, locale)
             if f.get("on_behalf_of"):  # HR's card for someone else's leave

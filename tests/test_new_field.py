@@ -72,3 +72,30 @@ async def test_the_new_field_is_on_every_card_in_the_readers_language(engine):
         assert label in on_feishu and "P-7" in on_feishu
         in_terminal = to_text(card_of(live, engine, locale))
         assert label in in_terminal and "P-7" in in_terminal
+
+
+async def test_a_new_fact_on_leave_cards_is_one_entry_in_leave_facts(engine, monkeypatch):
+    """The README's other claim: a computed leave fact is a label and one `LEAVE_FACTS` entry.
+
+    Calendar days (which the engine derives already) added once reach the confirm card and the
+    approver's card, in both languages.
+    """
+    from agent.catalogue import CATALOGUE
+    from agent.tools.propose import ProposeLeaveArgs, propose_leave
+    from bot import wording
+
+    monkeypatch.setitem(CATALOGUE, "label.calendar_days", ("Calendar days", "自然日"))
+
+    def calendar_days(f, d, engine, locale):
+        return f"{d['calendar_days']}" if "calendar_days" in d else None
+
+    facts = (*wording.LEAVE_FACTS, ("label.calendar_days", calendar_days))
+    monkeypatch.setattr(wording, "LEAVE_FACTS", facts)
+    args = ProposeLeaveArgs(leave_type="annual", start="2026-12-11", end="2026-12-14")
+    draft = await proposal(engine, "oliver", propose_leave, args)
+    request = (await engine.confirm(draft.pending_id, "oliver")).request
+    live = StepLive(await engine.request_view(request.id, request.steps[0].approver))
+    for locale, label in (("en", "Calendar days"), ("zh", "自然日")):
+        for card in (confirm_card(draft, locale, engine=engine), card_of(live, engine, locale)):
+            shown = {f.label: f.value for f in card.facts}
+            assert shown.get(label) == "4", (label, shown)

@@ -61,7 +61,8 @@ def _request_fields(ctx: ToolContext, proposal: Proposal) -> dict[str, Any]:
     fields: dict[str, Any] = {"process": req.process, **req.fields}
     if req.is_leave:
         fields["half_day"] = half_day(req.fields)
-        fields["working_days"] = req.derived.get("working_days")
+        # what the engine derived (working days, …): the confirm card's leave facts read it here
+        fields |= {k: v for k, v in req.derived.items() if not isinstance(v, dict | list)}
     fields["approvers"] = [d.get(s.approver).name for s in req.steps]
     if req.filed_by:
         fields["on_behalf_of"] = d.get(req.requester).name
