@@ -631,6 +631,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "label.decision": ("Decision", "决定"),
     "label.step": ("Step", "步骤"),
     "label.to": ("To", "提醒对象"),
+    "label.status": ("Status", "状态"),
+    "label.submitted_on": ("Submitted", "提交日期"),
     "label.delegate": ("Delegate", "代理审批人"),
     "label.from": ("From", "开始"),
     "label.until": ("Until", "结束"),

@@ -86,6 +86,8 @@ class ProposalReady(StepEvent):
     summary: str
     fields: dict[str, Any] = field(default_factory=dict)
     replaces: str | None = None  # the earlier draft of this thread it superseded
+    # the id of the one person who may confirm it: the card reads the request as them
+    actor: str = ""
 
 
 @dataclass(frozen=True)

@@ -380,6 +380,7 @@ class Agent:
                             p.summary,
                             p.fields,
                             p.replaces,
+                            p.actor,
                         )
                     )
                 new.append(Message.tool_result(call, self._clip(obs.to_json())))

@@ -24,7 +24,7 @@ from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.interactions import Answer
 from bot.conversation.turn_view import show_turn
 from bot.presentation.card_views import card_of
-from bot.presentation.confirm import confirm_card
+from bot.presentation.confirm import proposal_card
 from bot.presentation.counter import counter_card
 from bot.presentation.history import conversation_lines
 from bot.presentation.steps import TaskLine, TaskStatus
@@ -75,7 +75,8 @@ class TerminalTurn:
         engine = session.runtime.engine
         self.proposals.append(proposal)
         session.card_locales[proposal.pending_id] = self.locale
-        session.say(to_text(confirm_card(proposal, self.locale, engine=engine)))
+        # the request a decision, withdrawal or reminder is about, as the engine has it now
+        session.say(to_text(await proposal_card(proposal, self.locale, engine)))
         address = f"{session.thread}:{proposal.pending_id}"
         person = engine.person(session.person)
         await session.core.cards.confirm_posted(

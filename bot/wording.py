@@ -174,25 +174,30 @@ def request_facts(
     if req.filed_by:  # HR filed it: every card of it says so
         by, who = name_of(engine, req.filed_by), name_of(engine, req.requester)
         pairs.append((say("label.filed_by", locale), say("value.filed_by", locale, by=by, who=who)))
-    f = req.fields
-    if req.is_leave:
-        pairs += leave_facts(f, req.derived, engine, locale)
-        if balance_after is not None:
-            left = days_text(balance_after, locale)
-            pairs.append(
-                (
-                    say("wording.request_facts.balance_after", locale),
-                    say("wording.request_facts.left", locale, left=left),
-                )
+    pairs += subject_facts(req, engine, locale)
+    if req.is_leave and balance_after is not None:
+        left = days_text(balance_after, locale)
+        pairs.append(
+            (
+                say("wording.request_facts.balance_after", locale),
+                say("wording.request_facts.left", locale, left=left),
             )
-        return pairs
+        )
+    return pairs[:10]
+
+
+def subject_facts(req: Request, engine: Engine, locale: str) -> list[tuple[str, str]]:
+    """What a request is about: a leave's type, dates and working days, or its form's fields."""
+    if req.is_leave:
+        return leave_facts(req.fields, req.derived, engine, locale)
+    pairs = []
     process = engine.config.processes_by_key.get(req.process)
     for fd in process.fields if process else ():
-        value = f.get(fd.name)
+        value = req.fields.get(fd.name)
         if value is None or value == "":
             continue
         pairs.append((field_label(fd, locale), field_value(fd, value, engine, locale)))
-    return pairs[:10]
+    return pairs
 
 
 def choice_text(value: object, locale: str) -> str:
@@ -279,6 +284,37 @@ def proposal_facts(
                 pass
             return pairs
     return []
+
+
+def about_request_facts(
+    action: str, req: Request, viewer: str, engine: Engine, reader: Reader | str
+) -> list[tuple[str, str]]:
+    """What a decide, withdraw or remind confirm card lists: the request as the engine has it now.
+
+    The request's own facts (whose it is, when that is not the reader), then what the action
+    is about: the step to decide, where the request is, or who is reminded and since when.
+    """
+    rd = in_zone(reader, engine, viewer)
+    locale = rd.locale
+    pairs = []
+    if req.requester != viewer:  # an approver's decision, or HR withdrawing someone's leave
+        pairs.append((say("label.requester", locale), name_of(engine, req.requester)))
+    pairs += subject_facts(req, engine, locale)
+    step = req.open_step()
+    match action:
+        case "decide" if step is not None:
+            where = step_of(step.index, len(req.steps), step_name(step, locale), locale)
+            pairs.append((say("label.step", locale), where))
+        case "withdraw":
+            pairs.append((say("label.status", locale), where_it_is(req, engine.directory, locale)))
+        case "remind":
+            if step is not None:
+                pairs.append(
+                    (say("label.to", locale), name_of(engine, step.assignee or step.approver))
+                )
+            at = rd.local(req.submitted_at or req.created_at)  # a day: no zone to name
+            pairs.append((say("label.submitted_on", locale), fmt_date(at.date(), locale)))
+    return pairs
 
 
 def long_label(key: str, action: str, locale: str) -> str:

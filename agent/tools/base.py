@@ -45,6 +45,7 @@ class ProposalInfo:
     fields: dict[str, Any]
     summary: str
     replaces: str | None = None  # the thread's earlier draft this one superseded
+    actor: str = ""  # the id of the one person who may confirm it
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ async def _awaiting(
         fields=fields,
         summary=summary,
         replaces=replaced,
+        actor=proposal.pending.actor,
     )
     data = {
         "ok": True,

@@ -21,6 +21,7 @@ from bot.conversation.turn_view import show_turn
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
+from bot.presentation.confirm import proposal_card
 from bot.presentation.steps import TaskLine, TaskStatus
 from workflow.engine import Engine
 
@@ -91,7 +92,11 @@ class CardThread:
 
     async def card(self, proposal: ProposalReady) -> None:
         """Post the confirm card; on a re-run, the earlier run's card becomes this one, in place."""
-        card = cards.confirm_card(proposal, self.locale, thread=self.thread, engine=self.engine)
+        if self.engine is not None:  # the request it is about, as the engine has it now
+            drawn = await proposal_card(proposal, self.locale, self.engine)
+            card = cards.render(drawn, thread=self.thread)
+        else:
+            card = cards.confirm_card(proposal, self.locale, thread=self.thread)
         message_id = await self.reply("interactive", card)
         if self.rerun and message_id:  # the uuid found the earlier run's card
             await self.client.patch_card(message_id, card)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import structlog
+
 from agent.events import ProposalReady
 from agent.i18n import detect_locale
 from bot import wording
@@ -9,8 +11,13 @@ from bot.presentation.model import Action, ActionKind, Card, Fact, Paragraph, Re
 from bot.presentation.text import truncate
 from bot.wording import say
 from workflow.engine import Engine
+from workflow.errors import WorkflowError
+from workflow.models import Request
 
+log = structlog.get_logger("presentation")
 REASON_MAX = 500
+# The kinds whose card is about a request that already exists: it is read when the card is drawn.
+ABOUT_A_REQUEST = frozenset({"decide", "withdraw", "remind"})
 
 
 def confirm_title(p: ProposalReady, locale: str) -> str:
@@ -21,20 +28,40 @@ def confirm_title(p: ProposalReady, locale: str) -> str:
     return say(f"confirm.title.{kind}", locale)
 
 
-def confirm_card(p: ProposalReady, reader_: Reader | str, *, engine: Engine | None = None) -> Card:
+async def proposal_card(p: ProposalReady, reader_: Reader | str, engine: Engine) -> Card:
+    """The confirm card as it is shown: a decision, withdrawal or reminder lists its request as
+    the engine has it now (read as the person who may confirm), not as the proposal copied it."""
+    request = None
+    if p.action in ABOUT_A_REQUEST and p.actor:
+        try:
+            request = await engine.get_request(p.request_id, p.actor)
+        except WorkflowError as e:  # gone or not theirs since: the card says what was proposed
+            log.warning("confirm_card_request_unread", request_id=p.request_id, error=e.message)
+    return confirm_card(p, reader_, engine=engine, request=request)
+
+
+def confirm_card(
+    p: ProposalReady,
+    reader_: Reader | str,
+    *,
+    engine: Engine | None = None,
+    request: Request | None = None,
+) -> Card:
     """The proposal's exact contents with [Submit|Approve|Reject|Withdraw|…] [Cancel].
 
     Every word is in the reader's language. The agent's answer above the card already says
     what was prepared, so the card carries the facts; the summary is shown only where there
     are no facts, and only when it is written in the reader's language. Pass `engine` to
-    show leave types and form labels by name. Only `p.confirm_by` can click; the engine checks.
+    show leave types and form labels by name, and `request` (see `proposal_card`) to list the
+    request a decision, withdrawal or reminder is about. Only `p.confirm_by` can click.
     """
     locale = reader(reader_).locale
     verb, style = wording.confirm_label(p, locale)
-    facts = [
-        Fact(k, v)
-        for k, v in wording.proposal_facts(p.action, p.request_id, p.fields, engine, locale)
-    ]
+    if request is not None and engine is not None:
+        pairs = wording.about_request_facts(p.action, request, p.actor, engine, reader_)
+    else:
+        pairs = wording.proposal_facts(p.action, p.request_id, p.fields, engine, locale)
+    facts = [Fact(k, v) for k, v in pairs]
     lead = []  # the answer above already says what was prepared: the summary only stands in for facts
     if not facts and p.summary.strip() and detect_locale(p.summary, locale) == locale:
         lead.append(Paragraph(p.summary.strip()))

@@ -21,8 +21,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.events import FinalAnswer, ProposalReady, StepEvent
 from bot.conversation.turn_view import show_turn
+from bot.presentation.confirm import proposal_card
 from bot.queue.journal import ANSWERED, TurnJournal
 from bot.slack.blocks import TaskLine, confirm_card, plan_message
+from bot.slack.blocks_cards import render
 from bot.wording import say
 from workflow.engine import Engine
 from workflow.errors import WorkflowError
@@ -133,7 +135,10 @@ class ThreadView:
 
     async def card(self, proposal: ProposalReady) -> None:
         """Post the confirm card; on a re-run, the earlier run's card becomes this one, in place."""
-        msg = confirm_card(proposal, self.locale, engine=self.engine)
+        if self.engine is not None:  # the request it is about, as the engine has it now
+            msg = render(await proposal_card(proposal, self.locale, self.engine))
+        else:
+            msg = confirm_card(proposal, self.locale)
         self._cards += 1
         slot = f"card:{self._cards}"
         earlier = self.journal.get(slot)
