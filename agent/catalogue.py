@@ -217,10 +217,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "这次没能完成，请再试一次，或换个说法告诉我。",
     ),
     "planner.no_summary": ("Done.", "已查询。"),
-    "planner.prepared": (
-        "I've prepared it for you; nothing is sent yet.",
-        "已为你准备好，尚未提交。",
-    ),
     "planner.failed": ("That didn't work.", "没能完成。"),
     "planner.unknown_type": (
         "There's no {kind} leave here — the leave types are {types}. Which one should I use?",
@@ -344,35 +340,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "step.propose_withdraw": ("Preparing to withdraw your request", "准备撤回申请"),
     "step.propose_delegation": ("Preparing your delegation", "准备委托审批"),
     "step.propose_reminder": ("Preparing a reminder", "准备催办提醒"),
-    # what to click on the card a turn prepared, named as the card's own button
-    "hint.confirm.submit": (
-        "Click **Submit** on the card to send it, or **Cancel**.",
-        "请在卡片上点击「提交」发送，或点击「取消」。",
-    ),
-    "hint.confirm.approve": (
-        "Click **Approve** on the card to approve it, or **Cancel**.",
-        "请在卡片上点击「批准」确认，或点击「取消」。",
-    ),
-    "hint.confirm.reject": (
-        "Click **Reject** on the card to reject it, or **Cancel**.",
-        "请在卡片上点击「驳回」确认，或点击「取消」。",
-    ),
-    "hint.confirm.withdraw": (
-        "Click **Withdraw** on the card to withdraw it, or **Cancel**.",
-        "请在卡片上点击「撤回」确认，或点击「取消」。",
-    ),
-    "hint.confirm.remind": (
-        "Click **Send reminder** on the card to send it, or **Cancel**.",
-        "请在卡片上点击「发送提醒」发送，或点击「取消」。",
-    ),
-    "hint.confirm.delegate": (
-        "Click **Delegate** on the card to confirm, or **Cancel**.",
-        "请在卡片上点击「确认委托」确认，或点击「取消」。",
-    ),
-    "hint.confirm.several": (
-        "Click the button on each card to confirm it, or **Cancel**.",
-        "请在每张卡片上点击按钮确认，或点击「取消」。",
-    ),
+    # a turn's answer when its cards carry no summary (what to click is on each card, not here)
+    "propose.prepared": ("Prepared: see the card below.", "已准备好，请看下方卡片。"),
     # why a turn stopped (nothing was submitted)
     "stop.max_steps": (
         "I could not finish this in the steps I am allowed, so I stopped. Nothing was submitted. Could you say it more simply, or use /leave?",

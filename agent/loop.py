@@ -84,19 +84,14 @@ def _stop_text(reason: StopReason, locale: str) -> str:
     return say(_STOP_CODES[reason], locale)
 
 
-def _confirm_kind(p: ProposalInfo) -> str:
-    """Which button the card's confirmation is: approve and reject are both a decision."""
-    if p.kind == "decide":
-        return "reject" if p.fields.get("decision") == "reject" else "approve"
-    return p.kind
-
-
 def _closing_text(proposals: list[ProposalInfo], locale: str) -> str:
-    """The answer of a turn that prepared cards: what each one holds, and the button to click."""
+    """The answer of a turn that prepared cards: what each one holds.
+
+    What to click is each card's own line ("Nothing happens until you click Withdraw"), which
+    goes when the card is clicked: said here too, it would stay, untrue, above a settled card.
+    """
     summaries = "\n".join(p.summary for p in proposals if p.summary)
-    kinds = {_confirm_kind(p) for p in proposals}
-    hint = say(f"hint.confirm.{kinds.pop()}" if len(kinds) == 1 else "hint.confirm.several", locale)
-    return f"{summaries}\n\n{hint}" if summaries else hint
+    return summaries or say("propose.prepared", locale)
 
 
 class Agent:

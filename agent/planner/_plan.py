@@ -21,7 +21,6 @@ from agent.planner._conversation import (
 from agent.planner._draft import reads_as_correction
 from agent.planner._reading import TASKS, Intent, looks_like_question, looks_like_request
 from agent.planner._replies import (
-    CONFIRM_HINTS,
     capabilities,
     item_line,
     join_ids,
@@ -76,8 +75,8 @@ def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[st
             if isinstance(following, Call | Batch) and following.name in tools:
                 return following
             done = [o for o in turn.observations if o.is_proposal and o.ok]
-            summaries = "\n".join(_summary(o) or text("prepared", lang) for o in done)
-            return Reply(f"{summaries}\n\n{CONFIRM_HINTS['submit'][lang]}")
+            summaries = "\n".join(_summary(o) or say("propose.prepared", lang) for o in done)
+            return Reply(summaries)  # what to click is on each card, and goes with it once clicked
         return _after_proposal(proposals[-1], lang)
     if task.intent is Intent.FOR_OTHER and any(o.call.name == "find_people" for o in batch):
         return _available(_start(task, turn, ctx, lang), tools, lang, task)
@@ -175,24 +174,8 @@ def _summary(observation: Observation) -> str:
 def _after_proposal(observation: Observation, lang: Lang) -> Reply:
     if not observation.ok:
         return _after_failure(observation, lang)
-    summary = _summary(observation) or text("prepared", lang)
-    return Reply(f"{summary}\n\n{_confirm_hint(observation)[lang]}")
-
-
-def _confirm_hint(observation: Observation) -> dict[Lang, str]:
-    """The hint naming the button the card really has (Withdraw, Approve, …)."""
-    match observation.call.name:
-        case "propose_decision":
-            kind = "reject" if observation.call.arguments.get("decision") == "reject" else "approve"
-        case "propose_withdraw":
-            kind = "withdraw"
-        case "propose_reminder":
-            kind = "remind"
-        case "propose_delegation":
-            kind = "delegate"
-        case _:
-            kind = "submit"
-    return CONFIRM_HINTS[kind]
+    # what to click is the card's own line: it goes when the card is clicked, a sentence here would stay
+    return Reply(_summary(observation) or say("propose.prepared", lang))
 
 
 def _after_failure(observation: Observation, lang: Lang) -> Reply:

@@ -11,14 +11,6 @@ from typing import Any
 from agent.catalogue import CATALOGUE, say
 from agent.planner._context import Context, Lang
 
-# What to click on a confirm card, by what it confirms: the card's own button, never Submit for
-# all (the sentences are the catalogue's, shared with the agent loop's closing line).
-CONFIRM_KINDS = ("submit", "approve", "reject", "withdraw", "remind", "delegate")
-CONFIRM_HINTS: dict[str, dict[Lang, str]] = {
-    kind: {"en": say(f"hint.confirm.{kind}", "en"), "zh": say(f"hint.confirm.{kind}", "zh")}
-    for kind in CONFIRM_KINDS
-}
-
 
 def text(key: str, lang: Lang, **values: Any) -> str:
     """The planner's sentence `key` (catalogue code `planner.<key>`) in `lang`, values filled in."""

@@ -1,7 +1,8 @@
 """A turn's steps as people see them: a title and, where it adds something, one short line.
 
-A proposal's step shows its title alone: the card below says what was prepared, and the
-answer says what to click, so the same sentence is not shown three times in one turn.
+A proposal's step shows its title alone: the answer says what was prepared, and the card
+carries the facts and what to click (a line that goes when the card is clicked), so the same
+sentence is not shown three times in one turn.
 """
 
 from __future__ import annotations

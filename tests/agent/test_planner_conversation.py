@@ -20,8 +20,8 @@ from test_planner import (
 from agent.messages import Message, ToolSpec
 from agent.planner import OfflinePlanner
 
+# what an older answer said under a prepared card (the card says it now), as history holds it
 SUBMIT_EN = "Click **Submit** on the card to send it, or **Cancel**."
-SUBMIT_ZH = "请在卡片上点击「提交」发送，或点击「取消」。"
 
 
 async def respond(messages: list[Message], tools=TOOLS, **options):
@@ -245,7 +245,7 @@ async def test_choosing_by_id_in_chinese():
 # --- replies after observations ---------------------------------------------------------------
 
 
-async def test_proposal_success_replies_with_summary_and_submit_hint_in_english():
+async def test_proposal_success_replies_with_its_summary_in_english():
     """A successful proposal ends the turn with its summary and the Submit/Cancel hint."""
     messages = chat(
         SYSTEM_EN,
@@ -270,15 +270,13 @@ async def test_proposal_success_replies_with_summary_and_submit_hint_in_english(
     response = await respond(messages)
     assert not response.tool_calls
     assert response.finish_reason == "stop"
-    assert response.content.startswith(
-        "Sick leave on Thu 3 Dec (1 working day), approver Emma Clarke."
-    )
-    assert response.content.endswith(SUBMIT_EN)
+    # what to click is on the card (and goes once it is clicked): the answer is the summary
+    assert response.content == "Sick leave on Thu 3 Dec (1 working day), approver Emma Clarke."
     assert "submitted" not in response.content.lower()
 
 
 async def test_proposal_success_replies_in_chinese():
-    """A Chinese conversation gets the Chinese Submit hint after the summary."""
+    """A Chinese conversation gets the Chinese summary."""
     messages = chat(
         SYSTEM_ZH,
         "明天肚子疼，想请10天假",
@@ -294,10 +292,7 @@ async def test_proposal_success_replies_in_chinese():
         ),
     )
     response = await respond(messages)
-    assert (
-        response.content
-        == f"已准备病假：12月3日至12月16日，共10个工作日，审批人王芳、刘洋。\n\n{SUBMIT_ZH}"
-    )
+    assert response.content == "已准备病假：12月3日至12月16日，共10个工作日，审批人王芳、刘洋。"
 
 
 async def test_language_follows_the_latest_message_not_the_locale():
@@ -311,10 +306,10 @@ async def test_language_follows_the_latest_message_not_the_locale():
             "call_planner_1",
             ok=True,
             status="awaiting_confirmation",
-            summary="Prepared.",
+            summary="",
         ),
     )
-    assert (await respond(messages)).content.endswith(SUBMIT_EN)
+    assert (await respond(messages)).content == "Prepared: see the card below."
 
 
 async def test_read_result_is_answered_with_its_summary():
@@ -731,12 +726,13 @@ async def test_raw_arguments_are_the_json_of_the_arguments():
     assert "肚子疼" in call.raw_arguments
 
 
-async def test_the_hint_after_a_proposal_names_the_cards_own_button():
-    """Withdraw, approve and reject proposals say click Withdraw/Approve/Reject — never Submit."""
-    for name, args, button in (
-        ("propose_withdraw", {"request_id": "R-1"}, "**Withdraw**"),
-        ("propose_decision", {"request_id": "R-1", "decision": "approve"}, "**Approve**"),
-        ("propose_decision", {"request_id": "R-1", "decision": "reject"}, "**Reject**"),
+async def test_the_answer_after_a_proposal_names_no_button():
+    """Withdraw, approve and reject answers are the summary: the card names its own button, and
+    that line goes when the card is clicked (an answer's "Click **Withdraw**" stayed, untrue)."""
+    for name, args in (
+        ("propose_withdraw", {"request_id": "R-1"}),
+        ("propose_decision", {"request_id": "R-1", "decision": "approve"}),
+        ("propose_decision", {"request_id": "R-1", "decision": "reject"}),
     ):
         messages = chat(
             SYSTEM_EN,
@@ -747,7 +743,7 @@ async def test_the_hint_after_a_proposal_names_the_cards_own_button():
             ),
         )
         reply = (await respond(messages)).content
-        assert button in reply and "Submit" not in reply, reply
+        assert reply == "Prepared.", reply
 
 
 @pytest.mark.parametrize(

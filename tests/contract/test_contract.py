@@ -80,14 +80,28 @@ async def submit(s: Surface, person: str, text: str) -> str:
 
 
 async def confirm_with(s: Surface, person: str, text: str, button: str) -> None:
-    """The person asks; the answer names the card's own button (never Submit); they click it."""
+    """The person asks; the card names its own button (never Submit); they click it."""
     seen = s.messages(person)
     thread = await s.say(person, text)
     said = "\n".join(m for m in s.messages(person) if m not in seen)
-    named = f"Click {button} " if s.name == "terminal" else f"**{button}**"  # no markdown there
-    assert named in said and not re.search(r"\bSubmit\b", said), said
+    assert f"click {button}." in said and not re.search(r"\bSubmit\b", said), said
     [card] = live(s.cards(person), CONFIRM, thread)
     await s.click(person, card, CONFIRM)
+    nothing_says_to_click(s, person)
+
+
+def nothing_says_to_click(s: Surface, person: str) -> None:
+    """Once every card is clicked, nothing the person reads still tells them to click one.
+
+    The terminal's printed card is scrollback, with its prompt answered right under it: there,
+    the bot's answers (every line but the card's box) are what must not ask for a click.
+    """
+    if s.name == "terminal":
+        read = [m for m in s.messages(person) if not m.lstrip().startswith(("┌", "│", "└"))]
+    else:
+        read = s.messages(person)
+    stale = [m for m in read if re.search(r"(?i)\bclick\b|点击", m)]
+    assert not stale, stale
 
 
 def no_live_buttons(s: Surface, *people: str) -> None:
@@ -383,4 +397,28 @@ async def test_a_confirm_card_about_a_request_lists_the_request(surfaces, name, 
     for fact in ABOUT_A_REQUEST[(person, ask)].split("|"):
         assert fact in card, (fact, card)
     assert "Prepared" not in card and "已准备" not in card, card
+    reads_right(s, (person,))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+@pytest.mark.parametrize(
+    ("person", "ask", "action"),
+    [
+        ("priya", "annual leave from 7 Dec to 9 Dec", CONFIRM),
+        ("priya", "annual leave from 7 Dec to 9 Dec", CANCEL),
+        ("zhangsan", "我想请年假，12月7日到12月9日", CONFIRM),
+        ("zhangsan", "我想请年假，12月7日到12月9日", CANCEL),
+    ],
+)
+async def test_nothing_says_to_click_once_the_card_is_clicked(surfaces, name, person, ask, action):
+    """The regression: "Click **Submit** on the card to send it, or **Cancel**." stayed in the
+    answer above the card after Submit (or Cancel) was clicked. What to click is the card's own
+    line, and it goes with the click."""
+    s = await surfaces(name)
+    thread = await s.say(person, ask)
+    [card] = live(s.cards(person), CONFIRM, thread)
+    button = "提交" if person == "zhangsan" else "Submit"
+    assert button in card.text or name == "terminal", card.text
+    await s.click(person, card, action)
+    nothing_says_to_click(s, person)
     reads_right(s, (person,))
