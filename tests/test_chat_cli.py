@@ -82,7 +82,7 @@ def test_declining_the_card_submits_nothing():
     done = chat("chenjing", ["annual leave tomorrow", "n", "my requests"])
     assert done.returncode == 0, done.stderr
     assert "Cancelled: nothing was sent" in done.stdout
-    assert "You have no such requests" in done.stdout
+    assert "You have no requests." in done.stdout
 
 
 def test_an_unknown_person_is_refused_in_one_line():

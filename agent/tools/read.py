@@ -112,6 +112,9 @@ async def working_days(ctx: ToolContext, args: WorkingDaysArgs) -> Observation:
     return ok(summary, **result, start_half=s.start_half, end_half=s.end_half)
 
 
+MY_REQUESTS_LIMIT = 10  # the newest ones: the list says when there may be more
+
+
 class MyRequestsArgs(ToolArgs):
     status: Literal["pending", "approved", "rejected", "withdrawn"] | None = None
 
@@ -119,15 +122,20 @@ class MyRequestsArgs(ToolArgs):
 async def my_requests(ctx: ToolContext, args: MyRequestsArgs) -> Observation:
     engine, loc = ctx.engine, ctx.locale
     status = RequestStatus(args.status) if args.status else None
-    requests = await engine.my_requests(ctx.actor.id, status, limit=10)
+    requests = await engine.my_requests(ctx.actor.id, status, limit=MY_REQUESTS_LIMIT)
     rows = [request_row(r, engine.config, engine.directory, loc) for r in requests]
-    if not rows:
+    if not rows and status is None:
         return ok(say("read.no_requests", loc), requests=[])
+    if not rows:
+        return ok(say("read.no_requests.status", loc, status=status_text(status, loc)), requests=[])
     lines = [  # names and dates first; the id last, for the model to act on
         f"{what(r, engine.config, loc)} — {where_it_is(r, engine.directory, loc)} ({r.id})"
         for r in requests
     ]
-    return ok(say("read.requests", loc) + "\n".join(lines), requests=rows)
+    count = len(rows)
+    head = "read.requests.latest" if count == MY_REQUESTS_LIMIT else "read.requests"
+    head = "read.requests.one" if count == 1 else head
+    return ok(say(head, loc, count=count) + "\n".join(lines), requests=rows)
 
 
 class RequestIdArgs(ToolArgs):
@@ -184,7 +192,7 @@ async def my_pending_approvals(ctx: ToolContext, _: NoArgs) -> Observation:
     if not rows:
         return ok(say("read.no_approvals", loc), approvals=[])
     lines = [f"{r['request_id']} {r['requester']}: {r['what']}" for r in rows]
-    return ok(say("read.approvals", loc) + "\n".join(lines), approvals=rows)
+    return ok(say("read.approvals", loc, count=len(rows)) + "\n".join(lines), approvals=rows)
 
 
 class WhoIsOutArgs(ToolArgs):

@@ -27,10 +27,17 @@ class TaskLine:
 
 
 def step_output(event: ToolFinished) -> str | None:
-    """The line under a finished step: none for a proposal that worked, else its first line."""
+    """The line under a finished step: none for a proposal that worked, else its first line.
+
+    A list's first line is its header ("You have 3 requests:"): shown without its colon, as
+    the list itself is not; a header over no items is never shown.
+    """
     if event.ok and event.tool.startswith("propose_"):
         return None
-    first = event.summary.strip().splitlines()[0] if event.summary.strip() else ""
+    lines = event.summary.strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    if first.endswith((":", "：")):
+        first = first[:-1].rstrip() if len(lines) > 1 else ""
     if len(first) > OUTPUT_MAX:
         first = first[: OUTPUT_MAX - 1].rstrip() + "…"
     return first or None

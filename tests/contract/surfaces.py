@@ -156,13 +156,21 @@ class SlackSurface:
         return "\n".join(parts)
 
     def messages(self, person: str) -> list[str]:
-        """Each message the person reads, as they read it: a card's words, a text, a stream."""
+        """Each message the person reads, as they read it: a card's words, a text, a stream.
+
+        A stream is read as its steps (each title and its line) and then its answer.
+        """
         out = []
         for m in self._messages(person):
             if m.get("blocks"):
                 out.append("\n".join(words(m["blocks"])))
+            elif stream := m.get("stream"):
+                steps = [
+                    s for t in stream.get("tasks", []) for s in (t.get("title"), t.get("output"))
+                ]
+                out.append("\n".join(s for s in (*steps, stream.get("markdown_text")) if s))
             else:
-                out.append((m.get("stream") or {}).get("markdown_text") or m.get("text") or "")
+                out.append(m.get("text") or "")
         out += [
             e.get("text") or "" for e in self.h.standin.workspace.ephemerals(self._user(person))
         ]

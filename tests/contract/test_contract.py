@@ -422,3 +422,30 @@ async def test_nothing_says_to_click_once_the_card_is_clicked(surfaces, name, pe
     await s.click(person, card, action)
     nothing_says_to_click(s, person)
     reads_right(s, (person,))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+@pytest.mark.parametrize(
+    ("person", "ask", "none", "one"),
+    [
+        ("priya", "show my requests", "You have no requests.", "You have one request"),
+        ("zhangsan", "我的申请", "你还没有任何申请。", "你有 1 个申请"),
+    ],
+)
+async def test_listing_no_requests_says_there_are_none(surfaces, name, person, ask, none, one):
+    """The regression: the "Checking your requests" step read "Your requests:" over nothing.
+    With none, the step and the answer say so; with one, the step line says how many."""
+    s = await surfaces(name)
+    await s.say(person, ask)
+    said = "\n".join(s.messages(person))
+    assert none in said, said
+    zh = person == "zhangsan"
+    await submit(
+        s, person, "我想请年假，12月7日到12月9日" if zh else "annual leave from 7 Dec to 9 Dec"
+    )
+    await s.say(person, ask)
+    said = "\n".join(s.messages(person))
+    assert "Your requests:" not in said and "你的申请：" not in said, said
+    if name != "terminal":  # the terminal prints a step's title alone
+        assert one in said, said
+    reads_right(s, (person,))
