@@ -348,6 +348,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "step.propose_delegation": ("Preparing your delegation", "准备委托审批"),
     "step.propose_reminder": ("Preparing a reminder", "准备催办提醒"),
     # a turn's answer when its cards carry no summary (what to click is on each card, not here)
+    "propose.unchanged": (
+        "Your draft already says that ({what}): nothing to change, and its card stays as it is.",
+        "草稿已经是这样了（{what}），无需修改，原卡片保持不变。",
+    ),
     "propose.prepared": ("Prepared: see the card below.", "已准备好，请看下方卡片。"),
     # why a turn stopped (nothing was submitted)
     "stop.max_steps": (

@@ -10,12 +10,15 @@ store, so its Submit is refused from any surface; the platforms edit its card.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from agent.tools.base import ToolContext
 from workflow.engine import Proposal
 from workflow.errors import WorkflowError
+from workflow.fields import validate_fields
 from workflow.keys import conversation_drafts, thread_drafts
-from workflow.models import PendingKind, PendingStatus
+from workflow.models import PendingKind, PendingStatus, Request
 
 
 def slot_of(kind: PendingKind, request_id: str) -> str:
@@ -39,6 +42,34 @@ async def live_draft(
         if pending.status is PendingStatus.OPEN and pending.kind is kind:
             return pending.id
     return None
+
+
+async def unchanged_draft(
+    ctx: ToolContext,
+    live: str | None,
+    process_key: str,
+    fields: Mapping[str, Any],
+    requester: str | None = None,
+) -> Request | None:
+    """The live draft `live`, when a correction would make it again exactly as it is.
+
+    Same process, same person, same fields once checked as the engine checks them: the draft
+    and its card stay (a new identical card superseding the old one helps nobody). None when
+    anything differs, or when the new fields do not pass (the engine then says why).
+    """
+    if live is None:
+        return None
+    engine, requester = ctx.engine, requester or ctx.actor.id
+    try:
+        pending = await engine.pending_action(live, ctx.actor.id)
+        clean = validate_fields(engine.process(process_key), fields, engine.config)
+        if pending.payload.get("fields") != clean:
+            return None
+        # read as the person it is for: a draft is theirs alone, so another's draft is refused
+        draft = await engine.get_request(pending.request_id, requester)
+    except WorkflowError:
+        return None
+    return draft if draft.process == process_key and draft.requester == requester else None
 
 
 async def remember(ctx: ToolContext, proposal: Proposal, replaced: str | None) -> str | None:

@@ -12,13 +12,21 @@ from pydantic import Field
 
 from agent.catalogue import say
 from agent.i18n import fmt_date
-from agent.tools.base import Observation, ProposalInfo, Tool, ToolArgs, ToolContext, org_schema
+from agent.tools.base import (
+    Observation,
+    ProposalInfo,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ok,
+    org_schema,
+)
 from agent.tools.dates_arg import span
 from agent.tools.describe import half_day, what
-from agent.tools.drafts import live_draft, remember
+from agent.tools.drafts import live_draft, remember, unchanged_draft
 from agent.tools.read import REQUEST_ID
 from workflow.engine import Proposal
-from workflow.models import PendingKind
+from workflow.models import PendingKind, Request
 
 
 async def _awaiting(
@@ -55,6 +63,18 @@ async def _awaiting(
     if replaced:
         data["replaces"] = replaced  # the thread's earlier draft: its card now says so
     return Observation(data, info)
+
+
+def _unchanged(ctx: ToolContext, pending_id: str, draft: Request) -> Observation:
+    """A correction that changes nothing: no new card; the live one stays as it is."""
+    summary = say("propose.unchanged", ctx.locale, what=what(draft, ctx.engine.config, ctx.locale))
+    return ok(
+        summary,
+        status="unchanged",
+        pending_id=pending_id,
+        request_id=draft.id,
+        note="The live draft already has exactly these details: no new card, its card stays.",
+    )
 
 
 def _request_fields(ctx: ToolContext, proposal: Proposal) -> dict[str, Any]:
@@ -115,6 +135,8 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
     replaced = None
     if not args.separate or args.replaces:
         replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
+    if same := await unchanged_draft(ctx, replaced, "leave", fields, args.for_person):
+        return _unchanged(ctx, str(replaced), same)
     proposal = await ctx.engine.prepare_submit(
         ctx.actor.id, "leave", fields, replaces=replaced, on_behalf_of=args.for_person
     )
@@ -154,6 +176,8 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
         if f.type is FieldType.DATE and isinstance(value, str) and value.strip():
             fields[f.name] = one_date(value, ctx, f.name).isoformat()
     replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
+    if same := await unchanged_draft(ctx, replaced, args.process, fields):
+        return _unchanged(ctx, str(replaced), same)
     proposal = await ctx.engine.prepare_submit(
         ctx.actor.id, args.process, fields, replaces=replaced
     )

@@ -358,6 +358,14 @@ async def test_an_automatic_approval_says_so_everywhere(surfaces, name):
         assert any("approved automatically" in c.text for c in s.cards("priya"))
 
 
+def card_id(card: Seen) -> str:
+    """Which message a card is: Slack's ts, Feishu's message id, the terminal's pending action."""
+    handle = card.handle
+    if isinstance(handle, dict):
+        return handle["ts"]
+    return handle[1].pending_id if hasattr(handle[1], "pending_id") else handle[0]
+
+
 async def confirm_card_text(s: Surface, person: str, text: str) -> str:
     """The person asks; the words of the one confirm card it prepared (the terminal prints them)."""
     mark = len(s.transcript(person))
@@ -449,3 +457,63 @@ async def test_listing_no_requests_says_there_are_none(surfaces, name, person, a
     if name != "terminal":  # the terminal prints a step's title alone
         assert one in said, said
     reads_right(s, (person,))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+@pytest.mark.parametrize(
+    ("person", "ask", "again", "unchanged"),
+    [
+        ("priya", "annual leave tomorrow", "make it Thursday", "already says that"),
+        ("zhangsan", "明天请年假", "改成周四", "草稿已经是这样了"),
+    ],
+)
+async def test_a_correction_that_changes_nothing_keeps_the_card(
+    surfaces, name, person, ask, again, unchanged
+):
+    """The regression: "make it Thursday" when the draft already says Thursday posted the same
+    card again and superseded the first. Now the answer says so and the first card stays live."""
+    s = await surfaces(name)
+    thread = await s.say(person, ask)
+    [first] = live(s.cards(person), CONFIRM, thread)
+    seen = s.messages(person)
+    await s.say(person, again, thread)
+    said = "\n".join(m for m in s.messages(person) if m not in seen)
+    assert unchanged in said, said
+    assert not any(REPLACED["en"] in c.text or REPLACED["zh"] in c.text for c in s.cards(person))
+    [still] = live(s.cards(person), CONFIRM)  # the first card, not a copy of it
+    assert card_id(still) == card_id(first)
+    await s.click(person, still, CONFIRM)
+    [req] = await s.engine.my_requests(person)
+    assert req.fields["start"] == "2026-12-03" and req.status is RequestStatus.PENDING
+    reads_right(s, (person,))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_model_proposing_the_same_draft_again_keeps_the_card(surfaces, name):
+    """The LLM path of the same regression: propose_request with the fields the live draft has."""
+    fields = {
+        "amount": 800,
+        "currency": "GBP",
+        "category": "travel",
+        "spent_on": "2026-12-01",
+        "description": "train tickets",
+    }
+    again = {**fields, "amount": "800"}  # the same, as a model may write it
+    model = ScriptedModel(
+        [
+            call("propose_request", process="expense", fields=fields),
+            call("propose_request", process="expense", fields=again),
+            reply("Your draft already says that."),
+        ]
+    )
+    s = await surfaces(name, model)
+    thread = await s.say("priya", "expense of 800 GBP for train tickets on 1 Dec")
+    [first] = live(s.cards("priya"), CONFIRM, thread)
+    await s.say("priya", "it was 800 GBP, on 1 Dec", thread)
+    assert not any(REPLACED["en"] in c.text for c in s.cards("priya"))
+    [still] = live(s.cards("priya"), CONFIRM)
+    assert card_id(still) == card_id(first)
+    await s.click("priya", still, CONFIRM)
+    [req] = await s.engine.my_requests("priya")
+    assert (req.process, req.fields["amount"]) == ("expense", 800)
+    model.assert_complete()
