@@ -134,7 +134,9 @@ def check_dates(
             asked=asked,
             available=left,
         ) from e
-    steps = resolve_chain(process, person, {**clean, **derived}, engine.directory)
+    steps = resolve_chain(
+        process, person, {**clean, **derived}, engine.directory, filed_by=req.filed_by
+    )
     if [(s.approver, s.auto_approve) for s in steps] != [
         (s.approver, s.auto_approve) for s in req.steps
     ]:

@@ -73,7 +73,7 @@ async def reassign(
     why = RoutedReason(code=RoutingCode.DELEGATED, from_=d.person, to=d.delegate, until=d.end)
     for req in requests:
         step = req.open_step()
-        if step is None or step.assignee != d.person or d.delegate == req.requester:
+        if step is None or step.assignee != d.person or d.delegate in (req.requester, req.filed_by):
             continue
         change = Change(req, now, tx=tx)
         unschedule_step(change, step, engine.setting)

@@ -29,6 +29,7 @@ from workflow.errors import (
     InvalidState,
     NotAllowed,
     NotFound,
+    SeparationOfDuties,
     TooSoon,
     ValidationFailed,
 )
@@ -199,10 +200,26 @@ class Engine(Queries):
             leave_type = self.config.leave_types_by_key[clean["leave_type"]]
             leave.check_reason(leave_type, clean)
             leave.check_dates(clean, derived, today, self.config)
-        steps = resolve_chain(process, person, {**clean, **derived}, self.directory)
+        request_id = new_id("R-", 8)
+        reads: list[tuple[str, Any]] = [("hgetall", [self.keys.ledger(requester)])]
+        if replaces:
+            reads.append(hmget_record(self.keys.pending(replaces)))
+        got = await self.store.read(*reads)
+        ledger = got[0]
+        balance_after = None
+        if leave_type is not None:
+            leave.check_overlap(
+                leave.entry_for(request_id, requester, clean, RequestStatus.PENDING), ledger
+            )
+            leave.check_balance(ledger, leave_type, person, derived["days_by_year"])
+        # after the person's own limits: a balance too low says so before who would approve it
+        filed_by = actor if requester != actor else None
+        steps = resolve_chain(
+            process, person, {**clean, **derived}, self.directory, filed_by=filed_by
+        )
         now = self._now(actor)
         request = Request(
-            id=new_id("R-", 8),
+            id=request_id,
             process=process.key,
             kind=process.kind,
             requester=requester,
@@ -211,7 +228,7 @@ class Engine(Queries):
             derived=derived,
             steps=steps,
             created_at=now,
-            filed_by=actor if requester != actor else None,
+            filed_by=filed_by,
         )
         request.history.append(HistoryEntry(at=now, actor=actor, action="drafted"))
         payload = {"fields": clean, "derived": derived, "approvers": [s.approver for s in steps]}
@@ -226,17 +243,7 @@ class Engine(Queries):
             created_at=now,
             expires_at=now + ttl,
         )
-        reads: list[tuple[str, Any]] = [("hgetall", [self.keys.ledger(requester)])]
-        if replaces:
-            reads.append(hmget_record(self.keys.pending(replaces)))
-        got = await self.store.read(*reads)
-        ledger = got[0]
-        balance_after = None
         if leave_type is not None:
-            leave.check_overlap(
-                leave.entry_for(request.id, requester, clean, RequestStatus.PENDING), ledger
-            )
-            leave.check_balance(ledger, leave_type, person, derived["days_by_year"])
             year = request.leave_start().year
             b = leave.balance(ledger, leave_type, person, year)
             taken = float(derived["days_by_year"].get(str(year), 0))
@@ -401,6 +408,13 @@ class Engine(Queries):
         if actor == req.requester:
             raise NotAllowed(
                 "Nobody can approve or reject their own request.", zh="任何人都不能审批自己的申请。"
+            )
+        if actor == req.filed_by:  # separation of duties: HR who filed it does not decide it
+            name = self.person(req.requester).name
+            raise SeparationOfDuties(
+                f"You filed request {req.id} for {name}, so someone else on its approval chain "
+                "must decide it; nothing changed.",
+                zh=f"申请 {req.id} 是你代{name}提交的，须由审批链上的其他人审批，未做任何更改。",
             )
         step = req.steps[index]
         today = self.today_for(actor)

@@ -98,3 +98,9 @@ class OutcomeUnknown(StoreUnavailable):
     """
 
     code = "outcome_unknown"
+
+
+class SeparationOfDuties(NotAllowed):
+    """The person who filed a request for someone would approve it; someone else must."""
+
+    code = "separation_of_duties"

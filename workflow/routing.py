@@ -51,19 +51,28 @@ class Route:
 
 
 def route(
-    approver: str, requester: str, day: date, directory: Directory, availability: Availability
+    approver: str,
+    requester: str,
+    day: date,
+    directory: Directory,
+    availability: Availability,
+    filer: str | None = None,
 ) -> Route:
-    """Route a step to its approver, or past them when they delegated or are on leave today."""
+    """Route a step to its approver, or past them when they delegated or are on leave today.
+
+    Never to the requester, nor to `filer` (who filed the request for them): neither decides it.
+    """
+    barred = {requester, filer}
     current, first = approver, Route(approver)
     visited = {approver}
     for _ in range(MAX_HOPS):
         delegation = availability.delegation_of(current, day)
         away = availability.away_until(current, day)
-        if delegation is not None and delegation.delegate != requester:
+        if delegation is not None and delegation.delegate not in barred:
             nxt, why, until = delegation.delegate, RoutingCode.DELEGATED, delegation.end
         elif away is not None:
             manager = directory.manager_of(current)
-            if manager is None or manager.id == requester:
+            if manager is None or manager.id in barred:
                 break  # nobody above to route to: the step waits for them
             nxt, why, until = manager.id, RoutingCode.ON_LEAVE, away
         else:

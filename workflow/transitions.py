@@ -156,7 +156,7 @@ def advance(change: Change, start_index: int, s: Setting, availability: Availabi
             )
             continue
         today = today_in(clock, directory.timezone_of(step.approver))
-        r = route(step.approver, req.requester, today, directory, availability)
+        r = route(step.approver, req.requester, today, directory, availability, req.filed_by)
         step.assignee = r.assignee
         step.status = StepStatus.PENDING
         step.assigned_at = change.now
