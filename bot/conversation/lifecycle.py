@@ -86,7 +86,9 @@ def live_mark(req: Request) -> str:
     return f"{LIVE}:{f.get('start')}:{f.get('end')}:{bool(f.get('start_half'))}:{bool(f.get('end_half'))}"
 
 
-def _notice_view(card: CardRef, req: Request, engine: Engine) -> CardView | None:
+def _notice_view(
+    card: CardRef, req: Request, engine: Engine, balance: float | None
+) -> CardView | None:
     """A notice redrawn: the news as it was told, the request as it is now."""
     match card.notice:
         case Kind.UPDATE:
@@ -96,7 +98,7 @@ def _notice_view(card: CardRef, req: Request, engine: Engine) -> CardView | None
             return Drawn(notice)
         case Kind.COUNTER_OFFER if req.counter is not None:  # answered or lapsed: no buttons
             reader = wording.in_zone(card.locale, engine, card.holder)
-            return Drawn(counter_card(req, engine, reader, None))
+            return Drawn(counter_card(req, engine, reader, balance))
         case Kind.ESCALATED_FROM:
             # "…now waits for David; you can still decide it": true only while the step is open
             step = req.open_step()
@@ -109,13 +111,18 @@ def _notice_view(card: CardRef, req: Request, engine: Engine) -> CardView | None
     return None  # an expiry notice: the request cannot move after it
 
 
-def view_for(card: CardRef, req: Request, engine: Engine) -> CardView | None:
-    """What `card` should show for the request as it is; None for a card left as it is."""
+def view_for(
+    card: CardRef, req: Request, engine: Engine, balance: float | None = None
+) -> CardView | None:
+    """What `card` should show for the request as it is; None for a card left as it is.
+
+    `balance`: the requester's balance now (RequestView's), which a counter-offer card shows.
+    """
     if card.role is Role.THREAD:
         # the draft was confirmed; the line says what became of the request since
         return Closed(summary_of(req, engine, card.locale), state_line(req, engine, card.locale))
     if card.role is Role.NOTICE:
-        return _notice_view(card, req, engine)
+        return _notice_view(card, req, engine, balance)
     step = req.open_step()
     if step is not None and step.index == card.step and step.assignee == card.holder:
         if card.shown.startswith(f"{LIVE}:") and card.shown != live_mark(req):
@@ -138,8 +145,13 @@ class CardLifecycle:
     async def refresh(self, req: Request, platform: str, update: Update) -> int:
         """Redraw every card of `req` on `platform` that no longer shows its current state."""
         done, now = 0, fingerprint(req)
-        for card in await self.registry.cards(req.id, platform):
-            view = view_for(card, req, self.engine)
+        cards = await self.registry.cards(req.id, platform)
+        balance = None
+        if any(c.notice == Kind.COUNTER_OFFER and c.shown != now for c in cards):
+            # the counter-offer card keeps its 'balance after' fact: read it as the first drawing did
+            balance = (await self.engine.request_view(req.id, req.requester)).balance_after
+        for card in cards:
+            view = view_for(card, req, self.engine, balance)
             if view is None or card.shown == now:
                 continue
             if not await update(card, view):

@@ -15,7 +15,7 @@ from bot.presentation.text import truncate
 from bot.wording import leave_dates as dates_of
 from bot.wording import name_of, say
 from workflow.engine import Engine
-from workflow.models import CounterOffer, CounterStatus, Request
+from workflow.models import CounterOffer, CounterStatus, Request, RequestStatus
 
 NOTE_MAX = 500
 
@@ -26,18 +26,20 @@ def suggested(c: CounterOffer, locale: str) -> str:
 
 
 def balance_with(req: Request, c: CounterOffer, balance_after: float | None) -> float | None:
-    """The balance after the suggested dates, from the balance after the dates asked for.
+    """The balance after the suggested dates, from the requester's balance as it is now.
 
-    Both are counted in the year the leave starts (as the approver's card counts it).
+    `balance_after` counts this request's current dates while it is pending or approved (its
+    days reserved or used), and not once it ended otherwise; the suggested dates are counted in
+    the year the leave starts (as the approver's card counts it). So a card redrawn after
+    Accept, Decline or the decision says the same thing about the same dates.
     """
     if balance_after is None:
         return None
-    year = str(req.leave_start().year)
-    asked = float(req.derived.get("days_by_year", {}).get(year, 0))
-    if c.status is CounterStatus.ACCEPTED:  # the request already has the new dates
-        return balance_after
-    new = c.working_days if c.start.year == req.leave_start().year else 0
-    return balance_after + asked - new
+    year = req.leave_start().year
+    counted = req.status in (RequestStatus.PENDING, RequestStatus.APPROVED)
+    current = float(req.derived.get("days_by_year", {}).get(str(year), 0)) if counted else 0.0
+    new = c.working_days if c.start.year == year else 0
+    return balance_after + current - new
 
 
 def counter_line(req: Request, engine: Engine, locale: str) -> str | None:
@@ -77,7 +79,8 @@ def counter_card(
 ) -> Card:
     """The requester's card of a suggestion: both date ranges, days, balance, [Accept] [Decline].
 
-    `balance_after` is the balance after the dates the request has now (RequestView's).
+    `balance_after` is the requester's balance now (RequestView's), on first drawing and on
+    every redraw alike.
     """
     rd = wording.in_zone(reader, engine, req.requester)
     locale = rd.locale

@@ -9,6 +9,7 @@ the approver decides the new dates in one click; the old approver card has no li
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from tests.contract.surfaces import (
     live,
 )
 from tests.contract.test_contract import approver_card
+from workflow.counter import Dates
 from workflow.models import CounterStatus, RequestStatus
 
 ASKED = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
@@ -187,3 +189,54 @@ async def test_dates_that_fail_the_rules_are_refused_on_the_form(surfaces, name)
     told = await suggest(s, rid, "2026-12-19", "2026-12-20", "")
     assert "没有工作日" in told or "no working day" in told
     assert (await s.engine.get_request(rid, "zhangsan")).counter is None
+
+
+def _offer_card(s: Surface, person: str, headline: str) -> str:
+    """The text of the person's counter-offer card as it is drawn now."""
+    [card] = [c.text for c in s.cards(person) if headline in c.text]
+    return card
+
+
+@pytest.mark.parametrize("name", ["slack", "feishu"])
+@pytest.mark.parametrize("accept", [True, False], ids=["accepted", "declined"])
+async def test_the_offer_card_keeps_its_balance_after_when_redrawn(surfaces, name, accept):
+    """张三's card says 剩余 8 天 when sent, after his answer, and after 王芳 decides."""
+    s = await surfaces(name)
+    rid = await _submitted(s)
+    await suggest(s, rid, "2026-12-16", "2026-12-17", "")
+    headline = "王芳 建议你的申请改期"
+    assert "剩余 8 天" in _offer_card(s, "zhangsan", headline)
+    await answer(s, rid, accept=accept)
+    card = _offer_card(s, "zhangsan", headline)
+    assert ("你已接受" if accept else "你已拒绝") in card
+    assert "审批后余额" in card and "剩余 8 天" in card
+    if accept:
+        await s.engine.decide(rid, 0, "wangfang", "approve")
+    else:
+        await s.engine.decide(rid, 0, "wangfang", "reject", "team offsite")
+    await s.settle()
+    card = _offer_card(s, "zhangsan", headline)
+    assert "剩余 8 天" in card and "剩余 10 天" not in card
+    annual = next(b for b in await s.engine.balances("zhangsan", 2026) if b.leave_type == "annual")
+    assert annual.available == (8 if accept else 10)  # the engine's record under the card
+
+
+@pytest.mark.parametrize("name", ["slack", "feishu"])
+async def test_an_english_offer_card_keeps_its_balance_after_when_redrawn(surfaces, name):
+    """Emma suggests other dates to Priya; Accept redraws her card with '8 days left' still on it."""
+    s = await surfaces(name)
+    asked = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+    proposal = await s.engine.prepare_submit("priya", "leave", asked)
+    rid = (await s.engine.confirm(proposal.pending.id, "priya")).request.id
+    await s.settle()
+    wed_thu = Dates(date(2026, 12, 16), date(2026, 12, 17))
+    await s.engine.counter("emma", rid, 0, wed_thu)
+    await s.settle()
+    headline = "Emma Clarke suggests other dates for your request."
+    first = _offer_card(s, "priya", headline)
+    assert "Balance after" in first and "left" in first
+    left = first[first.index("Balance after") :].split("\n")[1]
+    await s.engine.answer_counter("priya", rid, accept=True)
+    await s.settle()
+    card = _offer_card(s, "priya", headline)
+    assert "You accepted" in card and "Balance after" in card and left in card
