@@ -242,6 +242,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "我不能撤回{who}的申请——只有{who}本人可以撤回。我可以帮你撤回你自己的申请。",
     ),
     "planner.a_colleague": ("your colleague", "你的同事"),
+    "planner.ask_counter_dates": (
+        "Which days would you suggest instead (for example Tuesday to Thursday)?",
+        "建议改到哪几天（例如周二到周四）？",
+    ),
     "planner.policy": (
         "I don't hold the policy documents — HR can answer that. The leave types here are {types}; I can show your balances or prepare a request.",
         "我这里没有制度文件——这个问题请问 HR（人事）。这里的假种有{types}；我可以帮你查余额或准备申请。",
@@ -337,6 +341,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "'{name}' matches {names}; ask the user which colleague they mean.",
         "“{name}”匹配到：{names}；请向用户确认是哪位同事。",
     ),
+    "propose.counter": (
+        "Prepared: suggest {dates} to {who} instead of the dates of their {what}.",
+        "已准备：建议{who}把{what}改为 {dates}。",
+    ),
+    "propose.counter_days": (" That is {days}.", "共 {days}。"),
     "propose.delegate": (
         "Prepared: {who} decides your approvals from {start} to {end}.",
         "已准备：{start} 至 {end} 由 {who} 代你审批。",
@@ -347,6 +356,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "step.propose_withdraw": ("Preparing to withdraw your request", "准备撤回申请"),
     "step.propose_delegation": ("Preparing your delegation", "准备委托审批"),
     "step.propose_reminder": ("Preparing a reminder", "准备催办提醒"),
+    "step.propose_counter": ("Preparing your suggestion of other dates", "准备建议改期"),
     # a turn's answer when its cards carry no summary (what to click is on each card, not here)
     "propose.unchanged": (
         "Your draft already says that ({what}): nothing to change, and its card stays as it is.",
@@ -644,6 +654,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "button.remind": ("Send reminder", "发送提醒"),
     "button.delegate": ("Delegate", "确认委托"),
     "button.confirm": ("Confirm", "确认"),
+    "button.counter": ("Send suggestion", "发送建议"),
     "button.cancel": ("Cancel", "取消"),
     "button.back": ("Back", "返回"),
     # titles of confirm cards, by pending kind
@@ -653,6 +664,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "confirm.title.withdraw": ("Withdraw this request?", "撤回此申请？"),
     "confirm.title.remind": ("Send a reminder?", "发送催办提醒？"),
     "confirm.title.delegate": ("Delegate your approvals?", "委托他人代为审批？"),
+    "confirm.title.counter": ("Suggest other dates?", "建议改期？"),
     "confirm.title.other": ("Please confirm", "请确认"),
     "confirm.title.done": ("Confirmed", "已确认"),
     "confirm.title.cancelled": ("Cancelled", "已取消"),

@@ -216,6 +216,11 @@ def find_range(text: str, today: date) -> DateRange | None:
     )
 
 
+def weekday_alone(text: str) -> bool:
+    """Whether `text` is only a weekday ("Tue", "Thursday", "周二"): a day of some week, not a date."""
+    return bool(_WEEKDAY_ONLY.fullmatch(_TRAILING_PUNCT.sub("", text.strip())))
+
+
 def parse_days(text: str) -> float | None:
     """The duration in days that `text` gives ("3 days", "两天", "半天", "1.5 days"); None if none.
 

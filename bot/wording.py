@@ -273,6 +273,8 @@ def proposal_facts(
             return pairs
         case "remind":
             return [(say("label.to", locale), str(f["to"]))] if f.get("to") else []
+        case "counter":  # the approver's suggestion of other dates, before it goes to the requester
+            return _counter_proposal_facts(f, locale)
         case "delegate":
             pairs = [(say("label.delegate", locale), str(f.get("delegate") or "?"))]
             try:
@@ -317,10 +319,27 @@ def about_request_facts(
     return pairs
 
 
+def _counter_proposal_facts(f: dict[str, Any], locale: str) -> list[tuple[str, str]]:
+    pairs = [(say("label.requester", locale), str(f.get("requester") or "?"))]
+    for label, start, end in (
+        ("label.asked_dates", "asked_start", "asked_end"),
+        ("label.suggested_dates", "start", "end"),
+    ):
+        try:
+            first, last = date.fromisoformat(str(f[start])), date.fromisoformat(str(f[end]))
+        except (KeyError, ValueError):
+            continue
+        pairs.append((say(label, locale), fmt_range(first, last, False, False, locale)))
+    if isinstance(f.get("working_days"), int | float):
+        pairs.append((say("label.working_days", locale), fmt_days(f["working_days"], locale)))
+    return pairs
+
+
 def long_label(key: str, action: str, locale: str) -> str:
     """The label over a reason, comment or note on a confirm card."""
     if key == "comment":
-        return say("label.comment" if action == "decide" else "label.reason", locale)
+        labels = {"decide": "label.comment", "counter": "label.note"}
+        return say(labels.get(action, "label.reason"), locale)
     return say("label.note" if key == "note" else "label.reason", locale)
 
 
@@ -529,7 +548,13 @@ def detail(event_type: str, locale: str, data: dict[str, Any]) -> tuple[str, str
     return label, value.strip()
 
 
-_VERBS = {"submit": "submit", "withdraw": "withdraw", "remind": "remind", "delegate": "delegate"}
+_VERBS = {
+    "submit": "submit",
+    "withdraw": "withdraw",
+    "remind": "remind",
+    "delegate": "delegate",
+    "counter": "counter",
+}
 
 
 def confirm_label(p: ProposalReady, locale: str) -> tuple[str, str]:
@@ -580,6 +605,11 @@ def outcome_text(kind: str, request: Request | None, engine: Engine, locale: str
                 holder = name_of(engine, step.assignee or step.approver)
                 return say("wording.outcome_text.reminder_sent_to", locale, holder=holder)
             return say("wording.outcome_text.reminder_sent", locale)
+        case "counter" if request.counter is not None:
+            c = request.counter
+            dates = fmt_range(c.start, c.end, c.start_half, c.end_half, locale)
+            who = name_of(engine, request.requester)
+            return say("answer.counter.sent", locale, dates=dates, who=who)
     return say("wording.outcome_text.done", locale)
 
 

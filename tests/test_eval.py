@@ -96,6 +96,36 @@ async def test_the_everyday_tuned_share_reaches_its_target_with_the_offline_plan
     assert sum(r.passed for r in results) >= 0.95 * len(TUNED_2), failing
 
 
+def test_issue_17s_phrasings_are_bilingual_and_kept_apart():
+    """Counter-offers in chat: both languages, a held-out share, names unique.
+
+    Only the sets' shape is read here; the held-out set is scored by `approvals-bot eval`.
+    """
+    from bot.eval.heldout17 import HELD_OUT_17
+    from bot.eval.phrasings17 import TUNED_17
+    from bot.eval.runner import ALL_SCENARIOS
+
+    assert len(TUNED_17) >= 14 and len(HELD_OUT_17) >= 0.35 * len(TUNED_17)
+    for phrasings in (TUNED_17, HELD_OUT_17):
+        assert {s.lang for s in phrasings} == {"en", "zh"}
+        assert {s.source for s in phrasings} == {"issue 17"}
+    assert {s.suite for s in TUNED_17} == {"tuned"}
+    assert {s.suite for s in HELD_OUT_17} == {"held-out"}
+    names = [s.name for s in ALL_SCENARIOS]
+    assert len(names) == len(set(names))
+    tuned = {t.say.strip().lower() for s in TUNED_17 for t in s.turns}
+    assert not tuned & {t.say.strip().lower() for s in HELD_OUT_17 for t in s.turns}
+
+
+async def test_issue_17s_tuned_phrasings_reach_their_target_with_the_offline_planner():
+    """'approve it if she moves it to Tue–Thu', '让她改到周二到周四再批': 95%+."""
+    from bot.eval.phrasings17 import TUNED_17
+
+    results = await run_suite(OfflinePlanner(), TUNED_17)
+    failing = {r.scenario.name: r.failures for r in results if not r.passed}
+    assert sum(r.passed for r in results) >= 0.95 * len(TUNED_17), failing
+
+
 async def test_the_report_scores_each_suite_apart():
     """The totals carry core, tuned and held-out scores separately, each phrasing set with its target."""
     out = io.StringIO()

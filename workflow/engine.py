@@ -13,7 +13,7 @@ import json
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -118,6 +118,7 @@ class Proposal:
     pending: PendingAction
     request: Request
     balance_after: Balance | None = None
+    working_days: float | None = None  # a counter-offer's: those of the dates it suggests
 
 
 @dataclass(frozen=True)
@@ -543,9 +544,10 @@ class Engine(Queries):
         )
         counter.check_proposal(self, request, step.index, actor, away.parse(reachable), dates)
         [ledger] = await self.store.read(("hgetall", [self.keys.ledger(request.requester)]))
-        counter.check_dates(self, request, dates, ledger, for_approver=True)
+        _, derived = counter.check_dates(self, request, dates, ledger, for_approver=True)
         payload = {"step": step.index, **dates.fields(), "comment": comment}
-        return await self._store_pending(PendingKind.COUNTER, actor, request, payload)
+        stored = await self._store_pending(PendingKind.COUNTER, actor, request, payload)
+        return replace(stored, working_days=derived["working_days"])
 
     async def answer_counter(self, actor: str, request_id: str, accept: bool) -> Request:
         """The requester accepts (the request takes the suggested dates) or declines them."""

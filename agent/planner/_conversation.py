@@ -32,7 +32,14 @@ __all__ = [
 ]
 
 PROPOSALS = frozenset(
-    {"propose_leave", "propose_request", "propose_decision", "propose_withdraw", "propose_reminder"}
+    {
+        "propose_leave",
+        "propose_request",
+        "propose_decision",
+        "propose_withdraw",
+        "propose_reminder",
+        "propose_counter",
+    }
 )
 
 
@@ -254,7 +261,9 @@ def current_task(turns: Sequence[Turn], ctx: Context) -> Task:
 
 
 _DATE_SLOTS = ("start", "end", "days", "start_half", "end_half", "listed", "split")
-_PICKS_A_REQUEST = frozenset({Intent.APPROVE, Intent.REJECT, Intent.WITHDRAW, Intent.REMIND})
+_PICKS_A_REQUEST = frozenset(
+    {Intent.APPROVE, Intent.REJECT, Intent.WITHDRAW, Intent.REMIND, Intent.COUNTER}
+)
 
 
 def _fold(task: Task, reading: Reading) -> None:
@@ -313,4 +322,6 @@ def missing(task: Task) -> list[str]:
         return ["dates"]
     if task.intent is Intent.REJECT and "request_id" in slots and not slots.get("comment"):
         return ["comment"]
+    if task.intent is Intent.COUNTER and "counter_start" not in slots:
+        return ["counter_dates"]
     return []

@@ -157,6 +157,7 @@ def _available(step: Step, tools: frozenset[str], lang: Lang, task: Task) -> Ste
         Intent.REJECT: "propose_decision",
         Intent.WITHDRAW: "propose_withdraw",
         Intent.REMIND: "propose_reminder",
+        Intent.COUNTER: "propose_counter",
     }
     if task.intent in proposes and proposes[task.intent] in tools:
         return Reply(text("ask_request_id", lang))
@@ -211,6 +212,7 @@ def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
         Intent.REJECT: "my_pending_approvals",
         Intent.WITHDRAW: "my_requests",
         Intent.REMIND: "my_requests",
+        Intent.COUNTER: "my_pending_approvals",
     }
     if intent not in chains or observation.call.name != chains[intent]:
         return None
@@ -219,13 +221,13 @@ def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
     ids = result_ids(observation.result)
     if not ids:
         summary = _summary(observation)
-        if intent in (Intent.APPROVE, Intent.REJECT):
+        if intent in _DECIDES:
             return Reply(text("none_to_decide", lang))
         action = text("withdraw" if intent is Intent.WITHDRAW else "remind", lang)
         note = text("none_pending", lang, action=action)
         return Reply(f"{summary}\n\n{note}" if summary and summary != note else note)
     who = named_requester(" ".join(r.text for r in task.readings))
-    if intent in (Intent.APPROVE, Intent.REJECT) and who:
+    if intent in _DECIDES and who:
         matching = _named(ids, observation, task)
         if matching:
             ids = matching
@@ -329,9 +331,17 @@ def _of_kind(ids: list[str], observation: Observation, task: Task) -> list[str]:
     ]
 
 
+_DECIDES = (Intent.APPROVE, Intent.REJECT, Intent.COUNTER)  # what an approver does to a request
+
+
 def _act_on(intent: Intent | None, slots: dict[str, Any], lang: Lang) -> Step:
     """The proposal for a request whose id is known."""
     request_id = slots["request_id"]
+    if intent is Intent.COUNTER:
+        arguments = {"request_id": request_id, "start": slots["counter_start"]}
+        if slots.get("counter_end"):
+            arguments["end"] = slots["counter_end"]
+        return Call("propose_counter", arguments)
     if intent is Intent.APPROVE:
         arguments = {"request_id": request_id, "decision": "approve"}
         if slots.get("comment"):
@@ -380,10 +390,12 @@ def _start(task: Task, turn: Turn, ctx: Context, lang: Lang) -> Step:
     handler = _HANDLERS.get(intent)
     if handler is not None:
         return handler(task, ctx, lang)
-    if intent in (Intent.APPROVE, Intent.REJECT, Intent.WITHDRAW, Intent.REMIND):
+    if intent is Intent.COUNTER and missing(task):
+        return Reply(text("ask_counter_dates", lang))
+    if intent in (*_DECIDES, Intent.WITHDRAW, Intent.REMIND):
         if "request_id" in slots:
             return _act_on(intent, slots, lang)
-        if intent in (Intent.APPROVE, Intent.REJECT):
+        if intent in _DECIDES:
             return Call("my_pending_approvals", {})
         return Call("my_requests", {"status": "pending"})
     return Reply(text("smalltalk", lang))  # pragma: no cover - every intent has a handler

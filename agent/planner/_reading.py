@@ -14,6 +14,7 @@ from typing import Any
 
 from agent.dates import find_dates, parse_days
 from agent.planner._context import Context
+from agent.planner._counter import counter_slots, is_counter
 from agent.planner._slots import (
     HALF_ALONE,
     REASON_MARK,
@@ -77,6 +78,7 @@ class Intent(StrEnum):
     ADMIN = "admin"  # roles, managers, permissions, deleting records: HR's or an admin's to do
     FOR_OTHER = "for_other"  # leave for, or withdrawing, someone else's request
     SUBMIT_DRAFT = "submit_draft"  # "submit it": only the person's click sends a draft
+    COUNTER = "counter"  # "approve it if she moves it to Tue–Thu": other days for a request
 
 
 # Intents that collect facts over several messages; the others answer in one turn.
@@ -86,6 +88,7 @@ TASKS = frozenset(
         Intent.REJECT,
         Intent.WITHDRAW,
         Intent.REMIND,
+        Intent.COUNTER,
         Intent.EXPENSE,
         Intent.TRIP,
         Intent.LEAVE,
@@ -452,6 +455,8 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
         slots |= leave_slots(norm, today)
         if (kind := unknown_type(norm)) and "leave_type" not in slots:
             slots["unknown_type"] = kind
+    elif intent is Intent.COUNTER or (intent is None and awaiting == "counter_dates"):
+        slots |= counter_slots(norm, today)
     elif intent in (Intent.APPROVE, Intent.REJECT):
         if comment := comment_of(norm):
             slots["comment"] = comment
@@ -625,6 +630,7 @@ _ORDER: tuple[tuple[Intent, Any], ...] = (
     (Intent.IDENTITY, lambda t, c: _is_identity_claim(t, c)),
     (Intent.STATUS, lambda t, c: bool(_STATUS_ASKED.search(t))),
     (Intent.ADMIN, lambda t, c: bool(_ADMIN.search(t))),
+    (Intent.COUNTER, lambda t, c: is_counter(t, c.today)),
     (Intent.FOR_OTHER, lambda t, c: others_named(t, c) is not None),
     (Intent.WHO_APPROVES, lambda t, c: bool(_WHO_APPROVES.search(t)) and not REQUEST_ID.search(t)),
     (Intent.POLICY, lambda t, c: _policy(t, c)),

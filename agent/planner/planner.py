@@ -26,6 +26,7 @@ _PLANNED = frozenset(
         "my_balances",
         "my_pending_approvals",
         "my_requests",
+        "propose_counter",
         "propose_decision",
         "propose_leave",
         "propose_reminder",

@@ -36,6 +36,7 @@ BY_INTENT: dict[str, tuple[str, ...]] = {
     "approve": ("my_pending_approvals", "propose_decision", "request_details"),
     "reject": ("my_pending_approvals", "propose_decision", "request_details"),
     "pending_approvals": ("my_pending_approvals", "propose_decision"),
+    "counter": ("my_pending_approvals", "propose_counter", "request_details"),
     "withdraw": ("my_requests", "propose_withdraw"),
     "remind": ("my_requests", "propose_reminder"),
     "status": ("my_requests", "request_details"),

@@ -29,7 +29,7 @@ from workflow.engine import Proposal
 from workflow.models import PendingKind, Request
 
 
-async def _awaiting(
+async def awaiting_click(
     ctx: ToolContext,
     proposal: Proposal,
     summary: str,
@@ -151,7 +151,7 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
     )
     if req.filed_by:  # HR's draft for someone: the card and the answer say whose it is
         summary += say("proposal.on_behalf", loc, who=ctx.engine.person(req.requester).name)
-    return await _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
+    return await awaiting_click(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
 class ProposeRequestArgs(ToolArgs):
@@ -184,7 +184,7 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
     summary = say("propose.request", loc, what=what(req, ctx.engine.config, loc), chain=chain)
-    return await _awaiting(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
+    return await awaiting_click(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
 class ProposeDecisionArgs(ToolArgs):
@@ -212,7 +212,7 @@ async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Obser
         "requester": d.get(req.requester).name,
         "step": proposal.pending.payload["step"] + 1,
     }
-    return await _awaiting(ctx, proposal, summary, fields, replaced)
+    return await awaiting_click(ctx, proposal, summary, fields, replaced)
 
 
 class ProposeWithdrawArgs(ToolArgs):
@@ -226,7 +226,7 @@ async def propose_withdraw(ctx: ToolContext, args: ProposeWithdrawArgs) -> Obser
     proposal = await ctx.engine.prepare_withdraw(ctx.actor.id, request_id, args.reason)
     loc, req = ctx.locale, proposal.request
     summary = say("propose.withdraw", loc, what=what(req, ctx.engine.config, loc))
-    return await _awaiting(ctx, proposal, summary, {"reason": args.reason}, replaced)
+    return await awaiting_click(ctx, proposal, summary, {"reason": args.reason}, replaced)
 
 
 class ProposeReminderArgs(ToolArgs):
@@ -247,7 +247,7 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
     at = req.submitted_at or ctx.engine.clock.now()
     since = fmt_date(at.astimezone(ZoneInfo(ctx.actor.timezone)).date(), loc)
     summary = say("propose.remind", loc, to=to, what=what(req, ctx.engine.config, loc), since=since)
-    return await _awaiting(ctx, proposal, summary, {"to": to, "note": args.note}, replaced)
+    return await awaiting_click(ctx, proposal, summary, {"to": to, "note": args.note}, replaced)
 
 
 class ProposeDelegationArgs(ToolArgs):
@@ -290,7 +290,7 @@ async def propose_delegation(ctx: ToolContext, args: ProposeDelegationArgs) -> O
         "end": end.isoformat(),
         "reason": args.reason,
     }
-    return await _awaiting(ctx, proposal, summary, fields, replaced)
+    return await awaiting_click(ctx, proposal, summary, fields, replaced)
 
 
 PROPOSE_TOOLS: list[Tool] = [

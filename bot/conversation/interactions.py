@@ -137,7 +137,8 @@ class Interactions(CounterClicks, BulkClicks):
             if outcome.kind is PendingKind.SUBMIT:
                 result = state_line(req, self.engine, locale)
             card = Closed(summary, result)
-            if at is not None:
+            # a suggestion's card keeps its outcome: the requester's answer comes on cards of its own
+            if at is not None and outcome.kind is not PendingKind.COUNTER:
                 await self._register(req, pending, person, at, shown=outcome.kind, locale=locale)
         await self._note(thread, f"({person.name}: {result})")
         return Answer(True, result, "success", card, outcome=outcome, locale=locale)

@@ -45,6 +45,11 @@ def decide(request: str, decision: str, **fields: Any) -> dict[str, Any]:
     return {"action": "decide", "request": request, "decision": decision, **_words(fields)}
 
 
+def counter(request: str, start: str, end: str, **fields: Any) -> dict[str, Any]:
+    """A counter-offer card on the setup request `request`: other dates for its requester."""
+    return {"action": "counter", "request": request, "start": start, "end": end, **_words(fields)}
+
+
 def say(text: str, *checks: Check | Sequence[Check]) -> Turn:
     """One message of the person and what must hold right after it."""
     return Turn(text, flatten(*checks))
@@ -60,10 +65,12 @@ def one(
     setup: tuple[Setup, ...] = (),
     end: tuple[Check, ...] = (),
     suite: str,
+    source: str = "issue 14",
 ) -> Scenario:
     """A scenario of one message."""
+    turn = say(text, *checks)
     return talk(
-        name, person, lang, say(text, *checks), about=about, setup=setup, end=end, suite=suite
+        name, person, lang, turn, about=about, setup=setup, end=end, suite=suite, source=source
     )
 
 
@@ -76,6 +83,7 @@ def talk(
     setup: tuple[Setup, ...] = (),
     end: tuple[Check, ...] = (),
     suite: str,
+    source: str = "issue 14",
 ) -> Scenario:
     """A scenario of several messages in one thread."""
     return Scenario(
@@ -86,7 +94,7 @@ def talk(
         setup=setup,
         end=end,
         about=about,
-        source="issue 14",
+        source=source,
         tags=(suite,),
     )
 

@@ -19,8 +19,10 @@ from agent.tools.describe import what, where_it_is
 from bot.eval.checks import Check
 from bot.eval.heldout import HELD_OUT
 from bot.eval.heldout2 import HELD_OUT_2
+from bot.eval.heldout17 import HELD_OUT_17
 from bot.eval.phrasings import TUNED
 from bot.eval.phrasings2 import TUNED_2
+from bot.eval.phrasings17 import TUNED_17
 from bot.eval.record import ClickRecord, ScenarioRun, TurnRecord, state_snapshot
 from bot.eval.report import Report
 from bot.eval.scenarios import SCENARIOS
@@ -36,12 +38,13 @@ if TYPE_CHECKING:
 
 OFFLINE_MODEL = "offline-planner"
 
-# Everything `approvals-bot eval` runs: the core suite, then the phrasing sets, tuned and held out.
-ALL_SCENARIOS = SCENARIOS + TUNED + HELD_OUT + TUNED_2 + HELD_OUT_2
+# Everything `approvals-bot eval` runs: the core suite, then the phrasing sets, tuned and held out
+# (issue 17's inside tuned and held-out, names t17-/h17-: `--only 17-` scores them apart).
+ALL_SCENARIOS = SCENARIOS + TUNED + TUNED_17 + HELD_OUT + HELD_OUT_17 + TUNED_2 + HELD_OUT_2
 SUITES = {
     "core": SCENARIOS,
-    "tuned": TUNED,
-    "held-out": HELD_OUT,
+    "tuned": TUNED + TUNED_17,
+    "held-out": HELD_OUT + HELD_OUT_17,
     "tuned-2": TUNED_2,
     "held-out-2": HELD_OUT_2,
 }

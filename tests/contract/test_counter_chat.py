@@ -1,0 +1,87 @@
+"""Counter-offers in chat, through the offline planner, on every surface.
+
+王芳 writes "让他改到周二到周四再批": her card asks her to confirm the suggestion; her click sends
+张三 his [Accept] [Decline] card. Emma does the same in English.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.contract.conftest import SURFACES
+from tests.contract.surfaces import CONFIRM, Surface, live
+from tests.contract.test_counter_offer import answer, offer_seen
+from tests.helpers import state
+from workflow.models import CounterStatus, RequestStatus
+
+ZS_ASKED = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}  # Mon–Tue
+PR_ASKED = {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-22"}  # Mon–Tue
+
+
+async def _submitted(s: Surface, person: str, fields: dict) -> str:
+    proposal = await s.engine.prepare_submit(person, "leave", fields)
+    req = (await s.engine.confirm(proposal.pending.id, person)).request
+    await s.settle()
+    return req.id
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_an_approver_counters_in_chinese_chat(surfaces, name):
+    """王芳: 让他改到周二到周四再批 → her confirm card; her click; 张三 sees and accepts Tue–Thu."""
+    s = await surfaces(name)
+    rid = await _submitted(s, "zhangsan", ZS_ASKED)
+    thread = await s.say("wangfang", "让他改到周二到周四再批")
+    [card] = live(s.cards("wangfang"), CONFIRM, thread)
+    assert "张三" in card.text and "12月17日" in card.text
+    req = await s.engine.get_request(rid, "wangfang")
+    assert req.counter is None  # nothing sent before her click
+    await s.click("wangfang", card, CONFIRM)
+    await s.settle()
+    req = await s.engine.get_request(rid, "zhangsan")
+    c = req.counter
+    assert c is not None and c.status is CounterStatus.OPEN and c.by == "wangfang"
+    assert (str(c.start), str(c.end), c.working_days) == ("2026-12-15", "2026-12-17", 3)
+    assert (req.fields["start"], req.fields["end"]) == ("2026-12-14", "2026-12-15")
+    assert [h.action for h in req.history][-1] == "countered"
+    if name != "terminal":
+        seen = offer_seen(s)
+        for words in ("王芳 建议你的申请改期", "12月15日", "12月17日", "剩余 7 天"):
+            assert words in seen, words
+    shown = await answer(s, rid, accept=True)
+    if name == "terminal":
+        assert "12月15日" in shown and "剩余 7 天" in shown
+    req = await s.engine.get_request(rid, "zhangsan")
+    assert (req.fields["start"], req.fields["end"]) == ("2026-12-15", "2026-12-17")
+    assert req.status is RequestStatus.PENDING and req.steps[0].assignee == "wangfang"
+
+
+@pytest.mark.parametrize("name", ["slack", "feishu"])
+async def test_an_approver_counters_in_english_chat(surfaces, name):
+    """Emma: 'approve it if she moves it to Tue–Thu' → Priya's card shows Tue 22 – Thu 24 Dec."""
+    s = await surfaces(name)
+    rid = await _submitted(s, "priya", PR_ASKED)
+    thread = await s.say("emma", "approve it if she moves it to Tue–Thu")
+    [card] = live(s.cards("emma"), CONFIRM, thread)
+    assert "Priya Patel" in card.text and "Send suggestion" in card.text
+    await s.click("emma", card, CONFIRM)
+    await s.settle()
+    c = (await s.engine.get_request(rid, "priya")).counter
+    assert c is not None and (str(c.start), str(c.end)) == ("2026-12-22", "2026-12-24")
+    seen = s.transcript("priya")
+    assert "Emma Clarke suggests other dates for your request." in seen
+    assert "Balance after" in seen and "24 Dec" in seen
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_counter_on_a_finished_request_changes_nothing(surfaces, name):
+    """Once 王芳 has approved, "让他改到周二到周四再批" gets a sentence, no card, no change."""
+    s = await surfaces(name)
+    rid = await _submitted(s, "zhangsan", ZS_ASKED)
+    await s.engine.decide(rid, 0, "wangfang", "approve")
+    await s.settle()
+    before = await state(s.engine)
+    thread = await s.say("wangfang", "让他改到周二到周四再批")
+    assert live(s.cards("wangfang"), CONFIRM, thread) == []
+    assert "没有" in s.transcript("wangfang")  # nothing waits for her decision
+    assert await state(s.engine) == before
+    assert (await s.engine.get_request(rid, "zhangsan")).counter is None
