@@ -234,14 +234,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "这个我做不了——只有 HR（人事）或管理员可以修改角色、主管、权限或删除记录。我可以帮你准备自己的请假、报销、出差申请，并查看进度。",
     ),
     "planner.for_other": (
-        "I can't do that — only {who} can ask for their own leave (they can message me themselves). I can prepare leave for you.",
-        "这个我做不了——只有{who}本人可以为自己请假（可以让{who}直接找我）。我可以帮你准备你自己的请假。",
+        "I can't do that — only {who}, or HR on their behalf, can ask for their leave (they can message me themselves). I can prepare leave for you.",
+        "这个我做不了——只有{who}本人或人事可以为其请假（可以让{who}直接找我）。我可以帮你准备你自己的请假。",
     ),
     "planner.withdraw_other": (
-        "I can't withdraw {who}'s request — only {who} can withdraw it. I can withdraw your own requests.",
-        "我不能撤回{who}的申请——只有{who}本人可以撤回。我可以帮你撤回你自己的申请。",
+        "I can't withdraw {who}'s request — only {who}, or HR on their behalf, can withdraw it. I can withdraw your own requests.",
+        "我不能撤回{who}的申请——只有{who}本人或人事可以撤回。我可以帮你撤回你自己的申请。",
     ),
     "planner.a_colleague": ("your colleague", "你的同事"),
+    "planner.nobody_named": (
+        "I can't find {who} in the directory; check the name, or give their email.",
+        "通讯录里找不到{who}；请核对姓名，或提供其邮箱。",
+    ),
+    "planner.ask_for_other": (
+        'Which kind of leave, and which days, for {who}? Say it in one message, for example "sick leave for {who} from Monday to Wednesday".',
+        "请问给{who}请哪种假、哪几天？请在一条消息里说完，例如“帮{who}请下周一到周三病假”。",
+    ),
+    "planner.which_person": ("Whom do you mean: {names}?", "你指的是哪一位：{names}？"),
     "planner.ask_counter_dates": (
         "Which days would you suggest instead (for example Tuesday to Thursday)?",
         "建议改到哪几天（例如周二到周四）？",

@@ -39,9 +39,9 @@ def stable_prompt(config: OrgConfig) -> str:
 def person_prompt(directory: Directory, person: Person, today: date) -> str:
     """Who is speaking and what day it is where they are (rebuilt each turn)."""
     manager = directory.manager_of(person.id)
+    roles = f", roles {'/'.join(person.roles)}" if person.roles else ""  # HR acts for others
     return (
         f"User: {person.name} (id {person.id}), manager {manager.name if manager else 'none'}, "
-        f"timezone {person.timezone}, locale {person.locale}\n"
+        f"timezone {person.timezone}, locale {person.locale}{roles}\n"
         f"Today: {today.isoformat()} ({today:%A})"
     )
-

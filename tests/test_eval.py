@@ -97,7 +97,7 @@ async def test_the_everyday_tuned_share_reaches_its_target_with_the_offline_plan
 
 
 def test_issue_17s_phrasings_are_bilingual_and_kept_apart():
-    """Counter-offers in chat: both languages, a held-out share, names unique.
+    """Counter-offers and acting for someone: both languages, a held-out share, names unique.
 
     Only the sets' shape is read here; the held-out set is scored by `approvals-bot eval`.
     """
@@ -105,7 +105,7 @@ def test_issue_17s_phrasings_are_bilingual_and_kept_apart():
     from bot.eval.phrasings17 import TUNED_17
     from bot.eval.runner import ALL_SCENARIOS
 
-    assert len(TUNED_17) >= 14 and len(HELD_OUT_17) >= 0.35 * len(TUNED_17)
+    assert len(TUNED_17) >= 20 and len(HELD_OUT_17) >= 0.35 * len(TUNED_17)
     for phrasings in (TUNED_17, HELD_OUT_17):
         assert {s.lang for s in phrasings} == {"en", "zh"}
         assert {s.source for s in phrasings} == {"issue 17"}
@@ -118,7 +118,7 @@ def test_issue_17s_phrasings_are_bilingual_and_kept_apart():
 
 
 async def test_issue_17s_tuned_phrasings_reach_their_target_with_the_offline_planner():
-    """'approve it if she moves it to Tue–Thu', '让她改到周二到周四再批': 95%+."""
+    """'approve it if she moves it to Tue–Thu', 'file 3 days of sick leave for 张三': 95%+."""
     from bot.eval.phrasings17 import TUNED_17
 
     results = await run_suite(OfflinePlanner(), TUNED_17)

@@ -23,6 +23,7 @@ _USER = re.compile(
 _MANAGER = re.compile(r"\bmanager\s*:?\s*(?P<manager>[^,\n]+)", re.IGNORECASE)
 _TIMEZONE = re.compile(r"\btime\s?zone\s*:?\s*(?P<tz>[A-Za-z_]+(?:/[A-Za-z_+-]+)*)", re.IGNORECASE)
 _LOCALE = re.compile(r"\blocale\s*:?\s*(?P<locale>[A-Za-z]{2})", re.IGNORECASE)
+_ROLES = re.compile(r"\broles?\s*:?\s*(?P<roles>[a-z_]+(?:/[a-z_]+)*)", re.IGNORECASE)
 _TODAY = re.compile(
     r"^\s*Today(?:\s+is|\s*:)[^\n]*?(?P<today>\d{4}-\d{2}-\d{2})", re.IGNORECASE | re.MULTILINE
 )
@@ -50,6 +51,7 @@ class Context:
     locale: str = ""
     is_approver: bool | None = None
     leave_types: tuple[str, ...] = DEFAULT_LEAVE_TYPES
+    roles: tuple[str, ...] = ()  # "hr" files leave for others
 
     @property
     def first_name(self) -> str:
@@ -67,6 +69,7 @@ def read_context(messages: Sequence[Message], fallback_today: date) -> Context:
         with contextlib.suppress(ValueError):
             today = date.fromisoformat(found.group("today"))
     name = user_id = manager = timezone = locale = ""
+    roles: tuple[str, ...] = ()
     if user := _USER.search(text):
         name = user.group("name").strip()
         user_id = (user.group("id") or "").strip()
@@ -79,6 +82,8 @@ def read_context(messages: Sequence[Message], fallback_today: date) -> Context:
             timezone = found.group("tz")
         if found := _LOCALE.search(line):
             locale = found.group("locale").lower()
+        if found := _ROLES.search(line):
+            roles = tuple(r.lower() for r in found.group("roles").split("/"))
     is_approver: bool | None = None
     leave_types = DEFAULT_LEAVE_TYPES
     if found := _LEAVE_TYPES.search(text):
@@ -95,6 +100,7 @@ def read_context(messages: Sequence[Message], fallback_today: date) -> Context:
         locale=locale,
         is_approver=is_approver,
         leave_types=leave_types,
+        roles=roles,
     )
 
 

@@ -28,6 +28,7 @@ from agent.planner._replies import (
     type_list,
 )
 from agent.planner._slots import default_currency
+from workflow.acting import ACT_FOR_ROLE
 
 __all__ = ["Batch", "Call", "Reply", "decide"]
 
@@ -119,6 +120,7 @@ def _observe(task: Task, turn: Turn, ctx: Context) -> None:
                     p for p in result_items(o.result) if str(p.get("id") or "") != ctx.user_id
                 ]
                 task.slots["looked_up"] = str(people[0].get("name") or "") if people else ""
+                task.slots["people"] = [(str(p.get("id")), str(p.get("name"))) for p in people]
 
 
 def _is_mine(observation: Observation) -> bool:
@@ -475,6 +477,8 @@ def _leave(task: Task, ctx: Context, lang: Lang) -> Step:
         arguments["reason"] = slots["reason"]
     if slots.get("replaces"):
         arguments["replaces"] = slots["replaces"]
+    if slots.get("for_person"):  # HR filing it for someone (the engine checks the role)
+        arguments["for_person"] = slots["for_person"]
     return Call("propose_leave", arguments)
 
 
@@ -611,6 +615,11 @@ def _who_approves(task: Task, ctx: Context, lang: Lang) -> Step:
 def _for_other(task: Task, ctx: Context, lang: Lang) -> Step:
     slots = task.slots
     who = slots.get("who") or ""
+    hr = slots.get("what") == "leave" and who and ACT_FOR_ROLE in ctx.roles
+    # HR files it for the person named, unless the directory has nobody of a name that may
+    # be a reason ("leave for surgery": their own leave then)
+    if hr and (slots.get("sure") or slots.get("people") is None or slots["people"]):
+        return _file_for(task, ctx, lang, who)
     if not slots.get("sure"):
         if slots.get("looked_up") is None:
             return Call("find_people", {"query": who})
@@ -625,7 +634,34 @@ def _for_other(task: Task, ctx: Context, lang: Lang) -> Step:
     return Reply(text("for_other", lang, who=who))
 
 
-_OTHER_KEYS = frozenset({"what", "who", "sure", "looked_up"})
+_OTHER_KEYS = frozenset({"what", "who", "sure", "looked_up", "people"})
+
+
+def _file_for(task: Task, ctx: Context, lang: Lang, who: str) -> Step:
+    """HR files leave for the person named: their id from the directory, then the leave draft.
+
+    The engine decides whether the speaker may (HR only); the planner only asks it for HR, whose
+    role the system message states. Missing facts are asked for in one message, since the
+    next message alone would read as HR's own leave.
+    """
+    people = task.slots.get("people")
+    if people is None:
+        return Call("find_people", {"query": who})
+    if not people:
+        return Reply(text("nobody_named", lang, who=who))
+    if len(people) > 1:
+        names = "、".join(n for _, n in people) if lang == "zh" else ", ".join(n for _, n in people)
+        return Reply(text("which_person", lang, names=names))
+    person_id, name = people[0]
+    task.intent = Intent.LEAVE
+    task.slots = {k: v for k, v in task.slots.items() if k not in _OTHER_KEYS}
+    reason = str(task.slots.get("reason") or "").lower().split()
+    if reason and set(reason) <= set(name.lower().split()):  # "for Oliver Smith": no reason
+        task.slots.pop("reason")
+    if missing(task):
+        return Reply(text("ask_for_other", lang, who=name))
+    task.slots["for_person"] = person_id
+    return _leave(task, ctx, lang)
 
 
 _HANDLERS = {

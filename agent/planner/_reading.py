@@ -37,6 +37,7 @@ from agent.planner._slots import (
     year_of,
 )
 from agent.planner._typos import mend
+from workflow.acting import ACT_FOR_ROLE
 
 __all__ = [
     "Intent",
@@ -267,7 +268,7 @@ _POLICY_Q = rx(
 _COLLEAGUE = r"(?:my\s+)?(?:colleague|coworker|co-worker|teammate|team\s*mate|boss|manager|friend)"
 _FOR_OTHER_EN = (
     rx(
-        rf"\b(?:leave|day\s+off|days\s+off|time\s+off|holiday|pto|sick\s+day|vacation|annual\s+leave|sick\s+leave)\s+for\s+(?P<coll>{_COLLEAGUE})?\s*(?P<who>[a-z]+(?:\s+san|\s+si|\s+fang|\s+jing)?)?"
+        rf"\b(?:leave|day\s+off|days\s+off|time\s+off|holiday|pto|sick\s+day|vacation|annual\s+leave|sick\s+leave)\s+for\s+(?P<coll>{_COLLEAGUE})?\s*(?P<who>[a-z]+(?:\s+san|\s+si|\s+fang|\s+jing)?|[\u4e00-\u9fff]{{2,4}})?"
     ),
     rx(
         r"\b(?:book|request|submit|put\s+in|file|apply\s+for)\s+(?P<coll>)?(?P<who>[a-z]+)(?:'s)?\s+(?:leave|day\s+off|holiday|pto)\b"
@@ -422,6 +423,11 @@ def others_named(text: str, ctx: Context) -> tuple[str, str, bool] | None:
     return None
 
 
+def _without(text: str, who: str) -> str:
+    """The message with the person it is for left out, so their name is read as no reason."""
+    return re.sub(rf"(?:\b(?:for|of)\s+)?{re.escape(who)}(?:'s)?", " ", text, flags=re.IGNORECASE)
+
+
 def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Reading:
     """The intent and slots of one user message.
 
@@ -449,7 +455,9 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
         if found is not None:
             what, who, sure = found
             slots |= {"what": what, "who": who, "sure": sure}
-            if not sure:  # perhaps a reason ("leave for surgery"): read the leave too
+            if what == "leave" and who and ACT_FOR_ROLE in ctx.roles:  # HR may file it for them
+                slots |= leave_slots(_without(norm, who), today)
+            elif not sure:  # perhaps a reason ("leave for surgery"): read the leave too
                 slots |= leave_slots(norm, today)
     elif intent is Intent.LEAVE or (intent is None and awaiting in _LEAVE_SLOTS):
         slots |= leave_slots(norm, today)

@@ -9,8 +9,8 @@ Mon 14 – Tue 15 December (王芳), Oliver's Mon 14 – Wed 16 December (Emma).
 
 from __future__ import annotations
 
-from bot.eval.build import OL_ANNUAL, ZS_ANNUAL, counter, one
-from bot.eval.checks import proposes, refused, request_is
+from bot.eval.build import OL_ANNUAL, ZS_ANNUAL, counter, leave, one
+from bot.eval.checks import declined, names, proposes, refused, request_is
 from bot.eval.spec import Decided, Scenario, Submitted
 
 S = "held-out"
@@ -118,6 +118,41 @@ HELD_OUT_17: tuple[Scenario, ...] = (
         setup=(*_OLIVER, Decided("r1", "emma")),
         end=(request_is("r1", status="approved", start="2026-12-14"),),
         about="A decided request: nothing to counter, nothing changed.",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "h17-hr-for-wangfang-zh",
+        "liuyang",
+        "zh",
+        "替王芳请明天一天年假",
+        proposes(
+            **leave(leave_type="annual", start="2026-12-03", end="2026-12-03", on_behalf_of="王芳")
+        ),
+        about="人事替王芳请一天年假。",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "h17-hr-put-in-en",
+        "liuyang",
+        "en",
+        "put in sick leave for Zhang San tomorrow and Friday",
+        proposes(
+            **leave(leave_type="sick", start="2026-12-03", end="2026-12-04", on_behalf_of="张三")
+        ),
+        about="HR names the person by the English spelling of their name.",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "h17-colleague-refused-en",
+        "chenjing",
+        "en",
+        "submit annual leave for Li Si next Monday",
+        declined("en"),
+        names("HR"),
+        about="Not HR: refused, naming who can; nothing drafted.",
         suite=S,
         source=SRC,
     ),

@@ -1,4 +1,4 @@
-"""Issue 17's phrasings (the tuned set): counter-offers in chat.
+"""Issue 17's phrasings (the tuned set): counter-offers in chat and HR acting for someone.
 
 Written before the offline planner learnt either, each with the result a person would expect.
 The planner may be tuned against this set; its twin, `bot/eval/heldout17.py`, is never tuned on.
@@ -9,8 +9,8 @@ approves). A weekday alone in a counter-offer is that day in the request's own w
 
 from __future__ import annotations
 
-from bot.eval.build import OL_ANNUAL, ZS_ANNUAL, counter, one, say, talk
-from bot.eval.checks import asked, proposes, refused, request_is
+from bot.eval.build import OL_ANNUAL, ZS_ANNUAL, counter, leave, one, say, talk
+from bot.eval.checks import asked, declined, names, proposes, refused, request_is
 from bot.eval.spec import Decided, Scenario, Submitted
 
 S = "tuned"
@@ -175,4 +175,80 @@ _COUNTER: tuple[Scenario, ...] = (
     ),
 )
 
-TUNED_17: tuple[Scenario, ...] = _COUNTER
+_SICK_FOR_ZS = leave(leave_type="sick", start="2026-12-07", end="2026-12-09", on_behalf_of="张三")
+
+_ACTING: tuple[Scenario, ...] = (
+    one(
+        "t17-hr-files-for-en",
+        "liuyang",
+        "en",
+        "file 3 days of sick leave for 张三 from Monday",
+        proposes(**_SICK_FOR_ZS),
+        about="The issue's own phrasing: HR files a person's sick leave.",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "t17-hr-files-for-zh",
+        "liuyang",
+        "zh",
+        "帮张三请下周一起三天病假",
+        proposes(**_SICK_FOR_ZS),
+        about="人事代张三请病假。",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "t17-hr-files-annual-zh",
+        "liuyang",
+        "zh",
+        "给李四提交周五的年假",
+        proposes(
+            **leave(leave_type="annual", start="2026-12-04", end="2026-12-04", on_behalf_of="李四")
+        ),
+        about="人事代李四提交年假。",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "t17-hr-books-en",
+        "liuyang",
+        "en",
+        "book annual leave for Oliver Smith on Friday",
+        proposes(
+            **leave(
+                leave_type="annual",
+                start="2026-12-04",
+                end="2026-12-04",
+                on_behalf_of="Oliver Smith",
+            )
+        ),
+        about="HR names the person in English.",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "t17-colleague-refused-zh",
+        "lisi",
+        "zh",
+        "帮张三请下周一起三天病假",
+        declined("zh"),
+        names("人事"),
+        about="不是人事：说明只有人事可以代办，不做任何更改。",
+        suite=S,
+        source=SRC,
+    ),
+    one(
+        "t17-manager-refused-en",
+        "emma",
+        "en",
+        "file 3 days of sick leave for Oliver from Monday",
+        declined("en"),
+        names("HR"),
+        about="A manager is not HR: refused with who can, nothing drafted.",
+        suite=S,
+        source=SRC,
+    ),
+)
+
+TUNED_17: tuple[Scenario, ...] = _COUNTER + _ACTING

@@ -1,7 +1,8 @@
-"""Counter-offers in chat, through the offline planner, on every surface.
+"""Counter-offers and acting for someone in chat, through the offline planner, on every surface.
 
 王芳 writes "让他改到周二到周四再批": her card asks her to confirm the suggestion; her click sends
-张三 his [Accept] [Decline] card. Emma does the same in English.
+张三 his [Accept] [Decline] card. Emma does the same in English. HR writes "file 3 days of sick
+leave for 张三 from Monday" and gets 张三's draft; a colleague is refused and nothing is drafted.
 """
 
 from __future__ import annotations
@@ -85,3 +86,63 @@ async def test_a_counter_on_a_finished_request_changes_nothing(surfaces, name):
     assert "没有" in s.transcript("wangfang")  # nothing waits for her decision
     assert await state(s.engine) == before
     assert (await s.engine.get_request(rid, "zhangsan")).counter is None
+
+
+@pytest.mark.parametrize("name", SURFACES)
+@pytest.mark.parametrize(
+    ("said", "lang"),
+    [("file 3 days of sick leave for 张三 from Monday", "en"), ("帮张三请下周一起三天病假", "zh")],
+)
+async def test_hr_files_for_someone_through_the_planner(surfaces, name, said, lang):
+    """刘洋 (HR) asks the offline planner; the draft is 张三's; the click files it for him."""
+    s = await surfaces(name)
+    thread = await s.say("liuyang", said)
+    [card] = live(s.cards("liuyang"), CONFIRM, thread)
+    assert "张三" in card.text
+    await s.click("liuyang", card, CONFIRM)
+    await s.settle()
+    [req] = await s.engine.my_requests("zhangsan")
+    assert (req.requester, req.filed_by, req.status) == (
+        "zhangsan",
+        "liuyang",
+        RequestStatus.PENDING,
+    )
+    assert (req.fields["leave_type"], req.fields["start"], req.fields["end"]) == (
+        "sick",
+        "2026-12-07",
+        "2026-12-09",
+    )
+    assert await s.engine.my_requests("liuyang") == []
+    if name != "terminal":
+        assert "人事（刘洋）已代你提交此申请" in s.transcript("zhangsan")
+
+
+@pytest.mark.parametrize("name", SURFACES)
+@pytest.mark.parametrize(
+    ("person", "said", "who"),
+    [
+        ("lisi", "帮张三请下周一起三天病假", "人事"),
+        ("emma", "file 3 days of sick leave for Oliver from Monday", "HR"),
+    ],
+)
+async def test_nobody_but_hr_files_for_someone_through_the_planner(
+    surfaces, name, person, said, who
+):
+    """A colleague or a manager is told only HR can; no card, nothing stored."""
+    s = await surfaces(name)
+    before = await state(s.engine, "zhangsan", "oliver", person)
+    thread = await s.say(person, said)
+    assert live(s.cards(person), CONFIRM, thread) == []
+    assert who in s.transcript(person)
+    assert await state(s.engine, "zhangsan", "oliver", person) == before
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_hr_cannot_file_what_only_hr_would_approve(surfaces, name):
+    """Five days for 张三 need an HR step, and 刘洋 is the only HR: the engine's sentence, no card."""
+    s = await surfaces(name)
+    before = await state(s.engine)
+    thread = await s.say("liuyang", "帮张三请下周一到周五病假")
+    assert live(s.cards("liuyang"), CONFIRM, thread) == []
+    assert "不能再审批" in s.transcript("liuyang")
+    assert await state(s.engine) == before
