@@ -14,10 +14,12 @@ from bot.eval.checks import (
     one_of,
     out_of_scope,
     proposes,
+    refused,
+    request_is,
     small_talk,
     who_is_out,
 )
-from bot.eval.spec import Scenario, Setup, Submitted, Turn
+from bot.eval.spec import Decided, Scenario, Setup, Submitted, Turn
 
 # Requests that exist before a conversation (today is Wednesday 2 December 2026).
 ZS_ANNUAL = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
@@ -184,3 +186,55 @@ def everyday(
     else:
         chosen = ()
     return one(name, person, lang, text, checks, about=about, setup=chosen, suite=suite)
+
+
+# Issue 17's counter-offers: each approver's request to counter, and what must stay as asked.
+COUNTERED = {
+    "emma": Submitted("r1", "oliver", OL_ANNUAL),
+    "wangfang": Submitted("r1", "zhangsan", ZS_ANNUAL),
+}
+STILL_ASKED = (request_is("r1", status="pending", start="2026-12-14"),)
+
+
+def counter_one(
+    name: str,
+    person: Literal["emma", "wangfang"],
+    text: str,
+    start: str,
+    end: str,
+    *,
+    about: str,
+    suite: str,
+) -> Scenario:
+    """One message of an approver that must leave one counter-offer card on r1 with these dates.
+
+    Nothing moves before the approver's click and the requester's Accept (`STILL_ASKED`).
+    """
+    return one(
+        name,
+        person,
+        "en" if person == "emma" else "zh",
+        text,
+        proposes(**counter("r1", start, end)),
+        setup=(COUNTERED[person],),
+        end=STILL_ASKED,
+        about=about,
+        suite=suite,
+        source="issue 17",
+    )
+
+
+def counter_too_late(name: str, text: str, *, about: str, suite: str) -> Scenario:
+    """Emma counters Oliver's request after approving it: refused, the request as approved."""
+    return one(
+        name,
+        "emma",
+        "en",
+        text,
+        refused(),
+        setup=(COUNTERED["emma"], Decided("r1", "emma")),
+        end=(request_is("r1", status="approved", start="2026-12-14"),),
+        about=about,
+        suite=suite,
+        source="issue 17",
+    )

@@ -9,117 +9,90 @@ Mon 14 – Tue 15 December (王芳), Oliver's Mon 14 – Wed 16 December (Emma).
 
 from __future__ import annotations
 
-from bot.eval.build import OL_ANNUAL, ZS_ANNUAL, counter, leave, one
-from bot.eval.checks import declined, names, proposes, refused, request_is
-from bot.eval.spec import Decided, Scenario, Submitted
+from bot.eval.build import counter_one, counter_too_late, leave, one
+from bot.eval.checks import declined, names, proposes
+from bot.eval.spec import Scenario
 
 S = "held-out"
 SRC = "issue 17"
-_OLIVER = (Submitted("r1", "oliver", OL_ANNUAL),)
-_ZHANGSAN = (Submitted("r1", "zhangsan", ZS_ANNUAL),)
-_STILL_ASKED = (request_is("r1", status="pending", start="2026-12-14"),)
-
-
-def _c(name: str, person: str, lang: str, text: str, start: str, end: str, about: str):
-    setup = _OLIVER if person == "emma" else _ZHANGSAN
-    return one(
-        name,
-        person,
-        lang,  # type: ignore[arg-type]
-        text,
-        proposes(**counter("r1", start, end)),
-        setup=setup,
-        end=_STILL_ASKED,
-        about=about,
-        suite=S,
-        source=SRC,
-    )
-
-
 HELD_OUT_17: tuple[Scenario, ...] = (
-    _c(
+    counter_one(
         "h17-counter-sign-off-if-en",
         "emma",
-        "en",
         "I'll sign off if oliver shifts it to wednesday through friday",
         "2026-12-16",
         "2026-12-18",
-        "Sign-off on condition of other days.",
+        about="Sign-off on condition of other days.",
+        suite=S,
     ),
-    _c(
+    counter_one(
         "h17-counter-propose-en",
         "emma",
-        "en",
         "propose thu-fri to him instead",
         "2026-12-17",
         "2026-12-18",
-        "'Propose … instead'.",
+        about="'Propose … instead'.",
+        suite=S,
     ),
-    _c(
+    counter_one(
         "h17-counter-only-if-en",
         "emma",
-        "en",
         "only if he moves it to Tue to Thu",
         "2026-12-15",
         "2026-12-17",
-        "'Only if he moves it to …'.",
+        about="'Only if he moves it to …'.",
+        suite=S,
     ),
-    _c(
+    counter_one(
         "h17-counter-dates-en",
         "emma",
-        "en",
         "suggest dec 15 to dec 17 for oliver's leave instead",
         "2026-12-15",
         "2026-12-17",
-        "Explicit dates suggested instead.",
+        about="Explicit dates suggested instead.",
+        suite=S,
     ),
-    _c(
+    counter_one(
         "h17-counter-then-zh",
         "wangfang",
-        "zh",
         "让张三改到周三周四，我再批",
         "2026-12-16",
         "2026-12-17",
-        "改到某两天，我再批。",
+        about="改到某两天，我再批。",
+        suite=S,
     ),
-    _c(
+    counter_one(
         "h17-counter-if-zh",
         "wangfang",
-        "zh",
         "如果他挪到周二到周四就批准",
         "2026-12-15",
         "2026-12-17",
-        "如果挪到……就批准。",
+        about="如果挪到……就批准。",
+        suite=S,
     ),
-    _c(
+    counter_one(
         "h17-counter-swap-zh",
         "wangfang",
-        "zh",
         "请张三换成12月16号到17号",
         "2026-12-16",
         "2026-12-17",
-        "换成带月份的日期。",
+        about="换成带月份的日期。",
+        suite=S,
     ),
-    _c(
+    counter_one(
         "h17-counter-not-these-zh",
         "wangfang",
-        "zh",
         "不是这两天，改周三到周五吧",
         "2026-12-16",
         "2026-12-18",
-        "不是这两天，改期。",
+        about="不是这两天，改期。",
+        suite=S,
     ),
-    one(
+    counter_too_late(
         "h17-counter-finished-en",
-        "emma",
-        "en",
         "ok if he moves it to wed-fri",
-        refused(),
-        setup=(*_OLIVER, Decided("r1", "emma")),
-        end=(request_is("r1", status="approved", start="2026-12-14"),),
         about="A decided request: nothing to counter, nothing changed.",
         suite=S,
-        source=SRC,
     ),
     one(
         "h17-hr-for-wangfang-zh",
