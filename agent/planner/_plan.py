@@ -650,7 +650,7 @@ def _file_for(task: Task, ctx: Context, lang: Lang, who: str) -> Step:
     if not people:
         return Reply(text("nobody_named", lang, who=who))
     if len(people) > 1:
-        names = "、".join(n for _, n in people) if lang == "zh" else ", ".join(n for _, n in people)
+        names = join_ids([n for _, n in people], lang)  # "A, B or C" / "A、B、C"
         return Reply(text("which_person", lang, names=names))
     person_id, name = people[0]
     task.intent = Intent.LEAVE
