@@ -47,7 +47,7 @@ def _day(text: str, ctx: ToolContext, field: str, anchor: date) -> date:
 
 def suggested_dates(ctx: ToolContext, req: Request, start: str, end: str | None) -> Dates:
     """The dates an approver names, read in the request's week ("move it to Tue–Thu")."""
-    asked = req.leave_start()
+    asked = req.leave_start() if req.is_leave else ctx.today  # the engine refuses the rest
     monday = asked - timedelta(days=asked.weekday())
     first = _day(start, ctx, "start", max(monday, ctx.today))
     last = _day(end, ctx, "end", first) if end else first
