@@ -26,16 +26,10 @@ from workflow.models import PendingKind, Request
 
 class ProposeCounterArgs(ToolArgs):
     request_id: str = REQUEST_ID
-    start: str = Field(
-        max_length=60,
-        description="First day suggested instead; a weekday alone means that day in the request's own week.",
-    )
-    end: str | None = Field(
-        default=None, max_length=60, description="Last day suggested, inclusive; omit for one day."
-    )
-    comment: str | None = Field(
-        default=None, max_length=500, description="The approver's note to the requester, if any."
-    )
+    # a weekday alone is that day in the request's own week ("move it to Tue–Thu")
+    start: str = Field(max_length=60)
+    end: str | None = Field(default=None, max_length=60, description="Last day, inclusive.")
+    comment: str | None = Field(default=None, max_length=500)
 
 
 def _day(text: str, ctx: ToolContext, field: str, anchor: date) -> date:
@@ -83,9 +77,7 @@ async def propose_counter(ctx: ToolContext, args: ProposeCounterArgs) -> Observa
 COUNTER_TOOLS: list[Tool] = [
     Tool(
         "propose_counter",
-        "Prepare the user's suggestion of other dates for a leave request waiting for their "
-        "approval ('approve it if she moves it to Tue–Thu'), confirmed on a card; the "
-        "requester then accepts or declines them.",
+        "Suggest other dates for a leave awaiting the user's approval, confirmed on a card.",
         ProposeCounterArgs,
         propose_counter,
         lambda a, loc: say("step.propose_counter", loc),
