@@ -145,7 +145,8 @@ _STATUS = rx(
     r"|^\s*(?:really|seriously|are\s+you\s+sure)\s*\??\s*$|\bstatus\s+of\b|\bwhat(?:'s|\s+is)\s+the\s+status\b"
     r"|\bany\s+(?:news|update)s?\b|\bwhere\s+is\s+my\s+(?:request|leave|claim)\b"
     r"|\bwhere\s+(?:do|does)\s+(?:things|it|that|my\s+\w+(?:\s+request)?)\s+stand\b"
-    r"|(?:批|批准|通过|同意)了我的.{0,6}(?:吗|没|么)"
+    r"|\bgot\s+(?:approved|rejected|declined|accepted|signed\s+off)\b|\bstatus\s+(?:on|for)\b"
+    r"|(?:批|批准|通过|同意)了?我的.{0,6}?(?:吗|没|么)|有结果(?:吗|没|么)|(?:申请|审批|请假|流程|报销)\S{0,2}到哪"
     r"|(?:批|批准|通过|同意|驳回|拒绝|审批|提交)了(?:吗|没|么|没有)|批下来|被(?:驳回|拒绝|批准|退回)"
     r"|真的吗|真的假的|真的么|是真的吗|^\s*真的\s*[?？]?\s*$|审批到哪|(?:申请|请假|审批|报销|出差)进度|怎么样了|什么状态|状态如何|有结果了"
 )
@@ -153,6 +154,7 @@ _PENDING_APPROVALS = rx(
     r"\bpending\s+approvals?\b|\bapprovals?\s+(?:pending|waiting|queue|list|inbox)\b"
     r"|\b(?:anything|something|what|things|requests?)\s+(?:(?:do|for)\s+(?:i|me)\s+)?(?:to|need\s+to|waiting\s+(?:for\s+)?(?:my\s+)?)\s*approv"
     r"|\bwaiting\s+(?:for|on)\s+(?:my|me)\b|\bmy\s+(?:approvals|to-?dos?|inbox)\b|\bneed(?:s)?\s+my\s+(?:approval|sign-?\s?off|ok|okay|decision|signature)\b"
+    r"|\bfor\s+me\s+to\s+(?:approve|sign(?:\s+off)?|okay|ok|decide\s+on)\b|有(?:人|谁)找我(?:审批|批)|没(?:批|审批)的|(?:需)?要我(?:来)?(?:批|审批|处理|签字|签)"
     r"|\bwhat\s+(?:should|must|do)\s+i\s+approve\b|\bto\s+approve\b"
     r"|待(?:我)?审批|待我?批|待办|要(?:我)?审批的|需要我(?:批|审批|处理)|有什么要(?:审批|批)|有(?:什么|哪些)(?:要|需要)?(?:我)?(?:审批|批)|审批列表|等我(?:批|审批)"
 )
@@ -163,6 +165,7 @@ _APPROVE = rx(
 )
 _WITHDRAW = rx(
     r"\b(?:withdraw|retract|take\s+back|pull\s+back)\b|\bcancel\s+(?:my|the|this|that|it|R-)"
+    r"|\b(?:scrap|drop|ditch|bin|kill|call\s+off)\s+(?:my|the|this|that)\s+(?:\w+\s+)?(?:request|leave|holiday|pto|vacation|time\s+off|claim|application|trip|expense)\b"
     r"|撤回|撤销|撤掉|取消(?:我的|这个|那个)?(?:申请|请假|请求|报销|出差)|不请了|不请假了"
     r"|把(?:我的)?(?:这个|那个)?(?:年假|病假|事假|假|请假|申请|报销|出差)(?:申请)?(?:给)?(?:取消|撤)"
 )
@@ -180,23 +183,26 @@ _WORKING_DAYS = rx(
 )
 _BALANCE = rx(
     r"\bbalances?\b|\ballowance\b|\bentitlement\b|\bhow\s+many\s+(?:\w+\s+){0,3}(?:days|holidays|leave)\b(?!.*\b(?:off|take|taking)\b)"
-    r"|\b(?:days|leave|holidays?|pto|vacation)\s+(?:do\s+i\s+have\s+)?(?:left|remaining)\b|\bremaining\s+(?:leave|days|holiday)"
+    r"|\b(?:days|leave|holidays?|pto|vacation)\s+(?:do\s+i\s+have\s+)?(?:left|remaining)\b|\bremaining\s+(?:leave|days|holiday|pto|vacation|annual|sick|personal)"
     r"|\b(?:have\s+i\s+got|i\s+have|do\s+i\s+have|are|is)\s+(?:\w+\s+){0,2}(?:left|remaining)\b|\bhow\s+much\s+(?:\w+\s+){0,3}(?:left|remaining)\b"
     r"|\bhow\s+much\s+(?:\w+\s+){0,2}(?:leave|holiday|holidays|pto|vacation|time\s+off)\s+(?:do|have|did)\s+i\s+(?:have|got|get)\b(?!.*\b(?:take|taking|book)\b)"
-    r"|余额|额度|还有几天|还有多少(?:天)?(?:年假|病假|事假|假|假期|调休)|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假|病假|事假)|还能(?:休|请)(?:几|多少)天"
+    r"|余额|额度|还有几天|还有多少(?:天)?(?:年假|病假|事假|假|假期|调休)|(?:假期|年假|病假|事假|调休|假)(?:还有|还剩|剩)(?:多少|几天|几|吗|么|没有)|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假|病假|事假)|还能(?:休|请)(?:几|多少)天"
 )
 _WHO_IS_OUT = rx(
     r"\bwho(?:'s|\s+is|\s+are|\s+will\s+be)?\s+(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
     r"|\banyone\s+(?:out|off|away|on\s+leave)\b|\bwho\s+else\s+is\s+(?:out|off)\b"
     r"|\b(?:is\s+|are\s+)?(?:anyone|anybody|who)\s+(?:(?:on|in|from|of)\s+(?:my|our|the)\s+(?:whole\s+)?(?:team|company|department|dept|office|org(?:anisation|anization)?)|(?:here|else))\s+(?:\w+\s+)?(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
-    r"|谁(?:在)?(?:请假|休假|不在|休息|放假)|哪些人(?:请假|休假|不在)|有(?:谁|人)(?:请假|休假|不在)|(?:请假|休假)的(?:人|同事)"
+    r"|\b(?:anybody|who(?:'s|\s+is|\s+are|\s+will\s+be)?|which\s+of\s+(?:my|our|the)\s+\w+|(?:which|what)\s+(?:colleagues|teammates|people|coworkers|co-workers))(?:\s+(?:is|are|will\s+be))?\s+(?:out|off|away|absent|not\s+around|not\s+in|on\s+(?:leave|holiday|vacation|pto))\b"
+    r"|谁(?:在)?(?:请假|休假|不在|休息|放假)|(?:哪些|哪个|哪位|几个)(?:人|同事|组员|同学)(?:在)?(?:请假|休假|不在|休息)|有(?:谁|人)(?:请假|休假|不在)|(?:请假|休假)的(?:人|同事)"
 )
 _MY_REQUESTS = rx(
     r"\bmy\s+(?:\w+\s+)?(?:requests?|applications?|submissions?|claims?)\b|\brequests?\s+(?:status|history)\b"
     r"|\b(?:list|show)\s+(?:me\s+)?(?:my\s+)?requests\b"
     r"|\b(?:what|which|any|how\s+many)\s+(?:\w+\s+)?(?:requests?|applications?|claims?)\s+(?:do|have|did|has)\s+i\b"
-    r"|\b(?:what|which)\s+(?:have|did)\s+i\s+(?:submitted|submit|requested|request|asked\s+for|applied\s+for|put\s+in|filed)\b"
-    r"|我的(?:申请|请假|请求|报销|出差)|我(?:提交|申请)的|申请记录|请假记录|报销记录"
+    r"|\b(?:what|which)\s+(?:have|did)\s+i\s+(?:submitted|submit|requested|request|asked\s+for|ask\s+for|applied\s+for|apply\s+for|put\s+in|filed|file)\b"
+    r"|\b(?:have|do)\s+i\s+(?:got|have)\s+(?:any|some)\s+(?:\w+\s+)?(?:requests?|applications?|claims?)\b"
+    r"|\b(?:anything|any|which|what)\s+(?:\w+\s+)?of\s+mine\b"
+    r"|我(?:之前|上次|最近|刚才)?的(?:年假|病假|事假)?(?:申请|请假|请求|报销|出差)|我(?:提交|申请)的|申请记录|请假记录|报销记录"
     r"|我(?:有|都有|现在有)?(?:哪些|什么|几个|多少)(?:申请|请假|报销)|我.{0,4}(?:提交|申请|交)(?:过|了)(?:什么|哪些|几个)"
 )
 _EXPENSE = rx(
@@ -233,7 +239,7 @@ _SUBMIT_DRAFT = rx(
     r"|^\s*(?:帮我|请|你)?(?:提交|确认提交|确认|发送|提交吧|确认吧|就这样提交|直接提交)(?:吧|一下|了吧)?\s*[。!！]?\s*$"
 )
 _CAPABILITIES = rx(
-    r"^\s*(?:hi|hello|hey|yo|hiya|morning|good\s+(?:morning|afternoon|evening))\b|\bwhat\s+can\s+you\s+do\b|\b(?:what|how)\s+can\s+you\s+(?:help|assist)\b|\bhow\s+(?:do|can)\s+(?:i\s+use\s+)?(?:you|this)\b"
+    r"^\s*(?:hi|hello|hey|yo|hiya|morning|good\s+(?:morning|afternoon|evening))\b|\bwhat\s+can\s+you\s+do\b|\b(?:what|how)\s+can\s+you\s+(?:help|assist)\b|\bwhat\s+(?:are\s+you|is\s+this(?:\s+bot)?)\s+(?:for|good\s+for|here\s+for)\b|\bhow\s+(?:do|can)\s+(?:i\s+use\s+)?(?:you|this)\b"
     r"|\bwho\s+are\s+you\b|^\s*(?:help|/help|\?)\s*[!?.]*\s*$|\bwhat\s+do\s+you\s+do\b"
     r"|你好|您好|在吗|在不在|你能做什么|你会什么|你能干什么|能干什么|能做什么|能帮我(?:做)?什么|(?:能|可以|会)(?:帮我)?(?:干嘛|干啥|做啥|干些什么|做些什么)|可以做什么|帮助|怎么用|你是谁|^\s*嗨|^\s*哈喽"
     r"|^\s*(?:早上好|上午好|下午好|晚上好|早安|早)\s*[!！。.]?\s*$"
@@ -594,7 +600,11 @@ def _intent(text: str, ctx: Context) -> Intent | None:
 
 
 def _approve(text: str, ctx: Context) -> bool:
-    return bool(_APPROVE.search(text)) and not re.search(r"\bapproved\b", text, re.IGNORECASE)
+    found = _APPROVE.search(text)
+    if found is None or re.search(r"\bapproved\b", text, re.IGNORECASE):
+        return False
+    remind = _REMIND.search(text)  # "提醒领导审批一下": a reminder that names the approving
+    return remind is None or found.start() < remind.start()
 
 
 def _others(text: str, ctx: Context) -> bool:

@@ -27,6 +27,7 @@ from bot.eval.build import (
     own,
     say,
     talk,
+    waiting,
 )
 from bot.eval.checks import answered, helps, one_of, proposes, small_talk, who_is_out
 from bot.eval.spec import Decided, Scenario, Submitted
@@ -455,6 +456,116 @@ TUNED_2: tuple[Scenario, ...] = (
         say("哈喽", helps("zh")),
         say("好的，谢谢你", small_talk()),
         about="打招呼，然后道谢。",
+        suite=S,
+    ),
+    # --- moved here from held-out-2 after its one measure (40/62, bot/eval/RESULTS.md): its 22
+    # failures, tuned on from then on ----------------------------------------------------------
+    _ask(
+        "mine", "h2-got-any-in-en", "priya", "have I got any requests in?", "'got any requests in'."
+    ),
+    _ask(
+        "mine",
+        "h2-holiday-got-approved-en",
+        "oliver",
+        "can you check if my holiday got approved",
+        "Check approval.",
+    ),
+    _ask("mine", "h2-status-pto-en", "priya", "status on my PTO?", "Terse status."),
+    _ask(
+        "mine", "h2-what-did-i-ask-en", "oliver", "what did I ask for again?", "What I asked for."
+    ),
+    _ask("mine", "h2-zhiqian-jieguo-zh", "lisi", "我之前的申请有结果吗", "之前的申请有结果吗。"),
+    _ask(
+        "mine", "h2-tongguo-meiyou-zh", "zhangsan", "领导同意我的年假了没有？", "领导同意了没有。"
+    ),
+    _ask("balance", "h2-pto-remaining-en", "priya", "remaining pto?", "Remaining PTO."),
+    _ask("balance", "h2-jiaqi-duoshao-zh", "wangfang", "我今年的假期还有多少", "假期还有多少。"),
+    _ask(
+        "out",
+        "h2-teammates-next-week-en",
+        "priya",
+        "which of my teammates are out next week?",
+        "Teammates, next week.",
+        start="2026-12-07",
+        end=one_of("2026-12-11", "2026-12-13"),
+    ),
+    _ask(
+        "out",
+        "h2-anybody-monday-en",
+        "emma",
+        "is anybody off on monday?",
+        "Monday.",
+        start="2026-12-07",
+    ),
+    _ask(
+        "out",
+        "h2-out-rest-of-week-en",
+        "chenjing",
+        "who's not around this week",
+        "'not around'.",
+        start=one_of("2026-11-30", "2026-12-02"),
+        end=one_of("2026-12-04", "2026-12-06"),
+    ),
+    _ask(
+        "out",
+        "h2-benzhou-tongshi-zh",
+        "lisi",
+        "本周哪些同事休假",
+        "本周哪些同事休假。",
+        start=one_of("2026-11-30", "2026-12-02"),
+        end=one_of("2026-12-04", "2026-12-06"),
+    ),
+    _ask("queue", "h2-anything-sign-off-en", "emma", "anything for me to sign off?", "'sign off'."),
+    _ask("queue", "h2-zhao-wo-shenpi-zh", "wangfang", "有人找我审批吗", "有人找我审批吗。"),
+    _ask("queue", "h2-meipi-zh", "wangfang", "我还有几个没批的", "还有几个没批的。"),
+    _ask(
+        "withdraw",
+        "h2-scrap-holiday-en",
+        "oliver",
+        "scrap my holiday request, plans changed",
+        "'scrap'.",
+    ),
+    _ask(
+        "remind", "h2-tixing-lingdao-zh", "lisi", "能不能提醒领导审批一下我的假", "提醒领导审批。"
+    ),
+    _ask("helps", "h2-what-are-you-for-en", "chenjing", "what are you for?", "What is it for."),
+    talk(
+        "h2-in-then-withdraw-en",
+        "priya",
+        "en",
+        say("anything of mine still pending?", answered("en", *MINE)),
+        say("withdraw it please", proposes(action="withdraw", request="r1")),
+        setup=own("priya"),
+        about="Pending requests, then withdraw.",
+        suite=S,
+    ),
+    talk(
+        "h2-jindu-then-cui-zh",
+        "zhangsan",
+        "zh",
+        say("我的年假申请到哪一步了", answered("zh", *MINE)),
+        say("催催王芳", proposes(action="remind", request="r1", to=WANGFANG)),
+        setup=own("zhangsan"),
+        about="进度，然后催。",
+        suite=S,
+    ),
+    talk(
+        "h2-yue-then-shijia-zh",
+        "lisi",
+        "zh",
+        say("看下我的年假余额", answered("zh", "my_balances")),
+        say("事假还有吗", answered("zh", "my_balances")),
+        about="余额，然后事假还有吗。",
+        suite=S,
+    ),
+    talk(
+        "h2-daiban-then-tongyi-zh",
+        "wangfang",
+        "zh",
+        say("有要我处理的申请吗", answered("zh", "my_pending_approvals")),
+        say("同意吧", proposes(**decide("r1", "approve"))),
+        setup=waiting("wangfang"),
+        about="待办，然后同意吧。",
         suite=S,
     ),
 )

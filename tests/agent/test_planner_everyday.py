@@ -147,3 +147,17 @@ async def test_a_request_after_a_balance_is_a_request_not_the_balance_again():
     response = await OfflinePlanner().complete(chat(SYSTEM_ZH, *before, "那我后天请年假"), TOOLS)
     call = only_call(response)
     assert call.name == "propose_leave" and call.arguments["start"] == "2026-12-04"
+
+
+async def test_a_reminder_that_names_the_approving_is_a_reminder_not_an_approval():
+    """'提醒王芳审批一下' looks for the request to remind about; nothing is decided."""
+    call = only_call(await OfflinePlanner().complete(chat(SYSTEM_ZH, "提醒王芳审批一下"), TOOLS))
+    assert (call.name, call.arguments) == ("my_requests", {"status": "pending"})
+
+
+async def test_dropping_the_kids_off_is_leave_not_a_withdrawal():
+    """'drop' withdraws only a request, leave or claim: dropping the kids off asks for leave."""
+    text = "need to drop the kids at school, friday morning off"
+    response = await OfflinePlanner().complete(chat(SYSTEM_EN, text), TOOLS)
+    assert not any(c.name in ("my_requests", "propose_withdraw") for c in response.tool_calls)
+    assert "What kind of leave" in response.content
