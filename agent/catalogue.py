@@ -819,6 +819,22 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "answer.bulk.summary": ("Approved {done} of {total}.", "已批准 {done}/{total} 项。"),
     "answer.bulk.refused": ("Not approved: {id} — {why}", "未批准：{id} — {why}"),
     "answer.bulk.none": ("Select at least one request.", "请至少选择一个申请。"),
+    # the offline planner asking for a form field the organisation added (agent/planner/_forms.py)
+    "planner.field.ask": ("What is the {label}?", "{label}是什么？"),
+    "planner.field.date": ("“{value}” is not a date I can read.", "“{value}”不是可识别的日期。"),
+    "planner.field.number": ("“{value}” is not a number.", "“{value}”不是数字。"),
+    "planner.field.min": ("The {label} must be at least {min}.", "{label}不能小于 {min}。"),
+    "planner.field.max": ("The {label} must be at most {max}.", "{label}不能大于 {max}。"),
+    "planner.field.choice": (
+        "The {label} is one of {choices}.",
+        "{label}须为以下之一：{choices}。",
+    ),
+    "planner.field.too_long": (
+        "That is too long for the {label} (at most {max} characters).",
+        "{label}太长了（最多 {max} 个字符）。",
+    ),
+    "planner.field.bool": ("Please answer yes or no.", "请回答“是”或“否”。"),
+    "planner.field.text": ("“{value}” cannot be the {label}.", "“{value}”不能作为{label}。"),
 }
 
 

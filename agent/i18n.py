@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from agent.catalogue import say
 
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _WEEKDAYS_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
 
@@ -31,10 +33,11 @@ def fmt_range(start: date, end: date, start_half: bool, end_half: bool, locale: 
 
 
 def detect_locale(text: str, default: str = "en") -> str:
-    """Chinese when the text has any CJK character, else English; `default` for empty text."""
-    if not text.strip():
-        return default
-    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    """Chinese when the text has any CJK character, English when it has an English word;
+    `default` for text in no language (empty, a number, a code such as "P-7")."""
+    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        return "zh"
+    return "en" if _LATIN_WORD.search(text) else default
 
 
 def fmt_days(days: float, locale: str) -> str:

@@ -21,8 +21,9 @@ from bot.presentation.card_views import card_of
 from bot.presentation.confirm import confirm_card
 from bot.presentation.text import to_text
 from bot.slack import render as slack
+from tests.contract.surfaces import CONFIRM, live, open_surface
 from tests.test_presentation import EXPENSE, proposal
-from workflow.config import DEMO_CONFIG, Organisation, parse_config
+from workflow.config import DEMO_CONFIG, Organisation, OrgConfig, parse_config
 from workflow.engine import Engine
 from workflow.errors import ValidationFailed
 
@@ -35,19 +36,28 @@ label_zh = "项目编号"
 """
 
 
-@pytest.fixture
-async def engine(clock):
-    """The demo organisation with the project field added after the expense form's last field."""
+def _with_fields(entries: str) -> OrgConfig:
+    """The demo organisation with `entries` added after the expense form's last field."""
     text = resources.files("workflow.data").joinpath(DEMO_CONFIG).read_text("utf-8")
     anchor = 'label = "What for"\nlabel_zh = "用途"\n'
     assert text.count(anchor) == 1
-    config = parse_config(text.replace(anchor, anchor + PROJECT))
-    config = config.model_copy(
+    config = parse_config(text.replace(anchor, anchor + entries))
+    return config.model_copy(
         update={"organisation": Organisation(id="t" + secrets.token_hex(6), name="t")}
     )
-    redis = fakeredis.FakeAsyncRedis(decode_responses=True)
-    yield Engine(config, redis, clock)
-    await redis.aclose()
+
+
+@pytest.fixture
+async def redis():
+    client = fakeredis.FakeAsyncRedis(decode_responses=True)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+def engine(redis, clock):
+    """The demo organisation with the project field added to the expense form."""
+    return Engine(_with_fields(PROJECT), redis, clock)
 
 
 async def test_the_new_field_is_required_and_checked(engine):
@@ -99,3 +109,72 @@ async def test_a_new_fact_on_leave_cards_is_one_entry_in_leave_facts(engine, mon
         for card in (confirm_card(draft, locale, engine=engine), card_of(live, engine, locale)):
             shown = {f.label: f.value for f in card.facts}
             assert shown.get(label) == "4", (label, shown)
+
+
+BUDGET = """
+[[processes.fields]]
+name = "budget"
+type = "number"
+label = "Budget"
+label_zh = "预算"
+min = 1
+"""
+# The person, what they say, and the end of the planner's question for a field.
+SAID = {
+    "en": ("oliver", "expense 86.40 GBP for a team lunch yesterday, meals", "What is the"),
+    "zh": ("wangfang", "报销 88 元 午饭 昨天", "是什么？"),
+}
+
+
+@pytest.mark.parametrize("surface", ["slack", "terminal"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_offline_planner_asks_for_the_new_field_by_its_label(
+    engine, redis, surface, lang
+):
+    """With no LLM, a required field the planner cannot read is asked for by its label, in the
+    person's language, and the answer is that field's value on the draft (the shared core)."""
+    person, said, asks = SAID[lang]
+    s = await open_surface(surface, engine, redis)
+    try:
+        thread = await s.say(person, said)
+        label = "项目编号" if lang == "zh" else "project code"
+        assert any(label in m and asks in m for m in s.messages(person)), s.messages(person)
+        assert not live(s.cards(person), CONFIRM, thread)  # nothing to submit without it
+        await s.say(person, "P-7", thread)
+        [card] = live(s.cards(person), CONFIRM, thread)
+        shown = s.transcript(person) if surface == "terminal" else card.text  # the card it prints
+        assert ("项目编号" if lang == "zh" else "Project code") in shown and "P-7" in shown
+        await s.click(person, card, CONFIRM)
+        [request] = await engine.my_requests(person)
+        assert request.fields["project"] == "P-7"
+    finally:
+        await s.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_an_answer_that_does_not_fit_the_field_is_asked_again(redis, clock, lang):
+    """A number field answered in words: the planner says why and asks again; nothing is drafted
+    until a value fits (checked by the engine's own rules: a number, at least 1)."""
+    person, said, _ = SAID[lang]
+    engine = Engine(_with_fields(PROJECT + BUDGET), redis, clock)
+    s = await open_surface("terminal", engine, redis)
+    try:
+        thread = await s.say(person, said)
+        await s.say(person, "P-7", thread)
+        for answer, why in ((IN_WORDS[lang], NOT_A_NUMBER[lang]), ("0", AT_LEAST_1[lang])):
+            await s.say(person, answer, thread)
+            assert why in s.messages(person)[-1], s.messages(person)
+            assert not live(s.cards(person), CONFIRM, thread)
+        await s.say(person, "12", thread)
+        assert len([c for c in s.cards(person) if c.thread == thread]) == 1  # the only draft
+        assert "P-7" in s.transcript(person) and "12" in s.transcript(person)
+    finally:
+        await s.close()
+
+
+IN_WORDS = {"en": "lots", "zh": "很多"}
+NOT_A_NUMBER = {
+    "en": "“lots” is not a number. What is the budget?",
+    "zh": "“很多”不是数字。预算是什么？",
+}
+AT_LEAST_1 = {"en": "The budget must be at least 1.", "zh": "预算不能小于 1。"}

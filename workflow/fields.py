@@ -11,6 +11,16 @@ from workflow.config import FieldDef, FieldType, OrgConfig, ProcessDef
 from workflow.errors import ValidationFailed
 
 
+class FieldProblem(ValueError):
+    """Why a value does not fit its field: `code` and `values` make a sentence in any language;
+    `str()` is the English phrase that follows the field's name ("must be a number")."""
+
+    def __init__(self, code: str, message: str, **values: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
+
+
 def _as_date(value: Any) -> date:
     if isinstance(value, datetime):
         return value.date()
@@ -21,20 +31,20 @@ def _as_date(value: Any) -> date:
             return date.fromisoformat(value.strip())
         except ValueError:
             pass
-    raise ValueError("must be a date written YYYY-MM-DD")
+    raise FieldProblem("date", "must be a date written YYYY-MM-DD")
 
 
 def _as_number(value: Any) -> float:
     if isinstance(value, bool):
-        raise ValueError("must be a number")
+        raise FieldProblem("number", "must be a number")
     try:
         number = (
             float(str(value).replace(",", "").strip()) if isinstance(value, str) else float(value)
         )
     except (TypeError, ValueError, OverflowError):
-        raise ValueError("must be a number") from None
+        raise FieldProblem("number", "must be a number") from None
     if not math.isfinite(number):
-        raise ValueError("must be a finite number")
+        raise FieldProblem("number", "must be a finite number")
     return number
 
 
@@ -45,39 +55,48 @@ def _as_bool(value: Any) -> bool:
         return True
     if isinstance(value, str) and value.strip().lower() in ("false", "no", "0", ""):
         return False
-    raise ValueError("must be true or false")
+    raise FieldProblem("bool", "must be true or false")
 
 
-def _one(f: FieldDef, value: Any, config: OrgConfig) -> Any:
-    """The JSON-safe stored form of one field's value, or ValueError with the problem."""
+def field_value(f: FieldDef, value: Any, config: OrgConfig | None = None) -> Any:
+    """The JSON-safe stored form of one field's value, or FieldProblem saying what is wrong
+    (`config` names the leave types of a `leave_type` field without choices of its own)."""
     match f.type:
         case FieldType.TEXT:
             if not isinstance(value, str | int | float) or isinstance(value, bool):
-                raise ValueError("must be text")
+                raise FieldProblem("text", "must be text")
             text = str(value).strip()
             if len(text) > f.max_length:
-                raise ValueError(f"is too long ({len(text)} characters; at most {f.max_length})")
+                raise FieldProblem(
+                    "too_long",
+                    f"is too long ({len(text)} characters; at most {f.max_length})",
+                    max=f.max_length,
+                )
             return text
         case FieldType.DATE:
             return _as_date(value).isoformat()
         case FieldType.NUMBER | FieldType.MONEY:
             number = _as_number(value)
             if f.min is not None and number < f.min:
-                raise ValueError(f"must be at least {f.min:g}")
+                raise FieldProblem("min", f"must be at least {f.min:g}", min=f"{f.min:g}")
             if f.max is not None and number > f.max:
-                raise ValueError(f"must be at most {f.max:g}")
+                raise FieldProblem("max", f"must be at most {f.max:g}", max=f"{f.max:g}")
             return round(number, 2) if f.type is FieldType.MONEY else number
         case FieldType.CHOICE:
             text = str(value).strip()
             match = next((c for c in f.choices if c.casefold() == text.casefold()), None)
             if match is None:
-                raise ValueError(f"must be one of {', '.join(f.choices)}")
+                raise FieldProblem(
+                    "choice", f"must be one of {', '.join(f.choices)}", choices=f.choices
+                )
             return match
         case FieldType.LEAVE_TYPE:
-            allowed = f.choices or tuple(config.leave_types_by_key)
+            allowed = f.choices or (tuple(config.leave_types_by_key) if config else ())
             text = str(value).strip().lower()
             if text not in allowed:
-                raise ValueError(f"must be one of {', '.join(allowed)}")
+                raise FieldProblem(
+                    "choice", f"must be one of {', '.join(allowed)}", choices=allowed
+                )
             return text
         case FieldType.BOOL:
             return _as_bool(value)
@@ -103,7 +122,7 @@ def validate_fields(
                 clean[f.name] = False
             continue
         try:
-            clean[f.name] = _one(f, value, config)
+            clean[f.name] = field_value(f, value, config)
         except ValueError as e:
             errors[f.name] = str(e)
     if errors:

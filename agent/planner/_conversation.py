@@ -15,8 +15,11 @@ from typing import Any
 
 from agent.messages import Message, ToolCall
 from agent.planner._context import Context
+from agent.planner._forms import FORM, extra_fields, form_value, read_forms
 from agent.planner._reading import TASKS, Intent, Reading, follow_up, read_message
 from agent.planner._slots import request_ids
+from workflow.config import FieldDef
+from workflow.fields import FieldProblem
 
 __all__ = [
     "Observation",
@@ -94,6 +97,18 @@ class Task:
     choices: list[str] = field(default_factory=list)
     awaiting: str | None = None
     readings: list[Reading] = field(default_factory=list)
+    # The organisation's forms once read in this thread, and the field names its schema lists.
+    forms: dict[str, tuple[FieldDef, ...]] | None = None
+    declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The newest answer that did not fit its form field: (field, answer, why).
+    misfit: tuple[FieldDef, str, FieldProblem] | None = None
+
+    def form_gaps(self) -> list[FieldDef]:
+        """The required fields of this task's form that the planner cannot read and lacks."""
+        if self.intent is None or self.forms is None:
+            return []
+        fields = extra_fields(self.intent.value, self.forms)
+        return [f for f in fields if FORM + f.name not in self.slots]
 
 
 def split_turns(messages: Sequence[Message]) -> list[Turn]:
@@ -238,12 +253,14 @@ def current_task(turns: Sequence[Turn], ctx: Context) -> Task:
             break
         start -= 1
     task = Task(intent=None)
+    task.forms = read_forms([o.result for t in turns for o in t.observations])
     for position in range(start, len(turns)):
         turn = turns[position]
         reading = read_message(turn.user, ctx, task.awaiting)
         if position == len(turns) - 1 and position > 0 and task.intent is None:
             reading = follow_up(reading, [c.name for c in turns[position - 1].calls], ctx)
         _fold(task, reading)
+        _check_answers(task, reading, ctx)
         if position < len(turns) - 1:
             ids = [i for o in turn.observations if not o.is_proposal for i in result_ids(o.result)]
             if ids and task.intent in _PICKS_A_REQUEST and "request_id" not in task.slots:
@@ -289,6 +306,20 @@ def _fold(task: Task, reading: Reading) -> None:
     task.slots.update(slots)
 
 
+def _check_answers(task: Task, reading: Reading, ctx: Context) -> None:
+    """An answer to a form field becomes its value if it fits; if not, it is noted, not kept."""
+    task.misfit = None  # only the newest message's answer is reported
+    answers = {k: str(task.slots.pop(k)) for k in reading.slots if k.startswith(FORM)}
+    fields = {FORM + f.name: f for f in task.form_gaps()}
+    for key, answer in answers.items():
+        if key not in fields:
+            continue
+        try:
+            task.slots[key] = form_value(fields[key], answer, ctx.today)
+        except FieldProblem as problem:
+            task.misfit = (fields[key], answer, problem)
+
+
 def missing(task: Task) -> list[str]:
     """The facts the task still needs from the user, most important first."""
     slots = task.slots
@@ -309,7 +340,7 @@ def missing(task: Task) -> list[str]:
             gaps.append("spent_on")
         if "description" not in slots and "category" not in slots:
             gaps.append("description")
-        return gaps
+        return gaps + [FORM + f.name for f in task.form_gaps()]
     if task.intent is Intent.TRIP:
         order = (
             ("destination", "destination"),
@@ -317,7 +348,8 @@ def missing(task: Task) -> list[str]:
             ("purpose", "purpose"),
             ("estimated_cost", "estimated_cost"),
         )
-        return [name for key, name in order if key not in slots]
+        gaps = [name for key, name in order if key not in slots]
+        return gaps + [FORM + f.name for f in task.form_gaps()]
     if task.intent is Intent.WORKING_DAYS and "start" not in slots:
         return ["dates"]
     if task.intent is Intent.REJECT and "request_id" in slots and not slots.get("comment"):

@@ -19,6 +19,7 @@ from agent.planner._conversation import (
     result_items,
 )
 from agent.planner._draft import reads_as_correction
+from agent.planner._forms import FORM, KNOWN, READ_FORM, ask_field
 from agent.planner._reading import TASKS, Intent, looks_like_question, looks_like_request
 from agent.planner._replies import (
     capabilities,
@@ -97,7 +98,9 @@ def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[st
         return follow
     if next_call is not None:
         return next_call
-    if task.intent in TASKS and not any(_is_mine(o) for o in batch):
+    # (after the form was read for a request, the request goes on: ask a field or propose it)
+    form_read = all(o.call.name == READ_FORM for o in batch)
+    if task.intent in TASKS and (form_read or not any(_is_mine(o) for o in batch)):
         first = _start(task, turn, ctx, lang)
         if isinstance(first, Reply):
             return first
@@ -409,6 +412,12 @@ def _ask(task: Task, lang: Lang, *, pushback: bool = False) -> Reply:
         return Reply(text("smalltalk", lang))
     prefix = text("pushback", lang) if pushback and not _new_facts(task) else ""
     first = gaps[0]
+    if first.startswith(FORM):
+        misfit = task.misfit
+        field = next(f for f in task.form_gaps() if FORM + f.name == first)
+        if misfit is not None and misfit[0].name == field.name:
+            return Reply(ask_field(field, lang, misfit[1], misfit[2]))
+        return Reply(prefix + ask_field(field, lang))
     if task.intent is Intent.LEAVE:
         if first == "leave_type" and task.slots.get("unknown_type"):
             types = type_list(ctx_types(task), lang)
@@ -512,6 +521,8 @@ def _expense(task: Task, ctx: Context, lang: Lang) -> Step:
         task.slots["currency"] = slots["currency"] = currency
     if missing(task):
         return _ask(task, lang, pushback=not _new_facts(task) and len(task.readings) > 1)
+    if _form_unread(task):
+        return Call(READ_FORM, {})
     fields = {
         "amount": slots["amount"],
         "currency": slots["currency"],
@@ -519,12 +530,14 @@ def _expense(task: Task, ctx: Context, lang: Lang) -> Step:
         "spent_on": _iso(slots["spent_on"]),
         "description": slots.get("description") or slots.get("category", ""),
     }
-    return Call("propose_request", {"process": "expense", "fields": fields})
+    return Call("propose_request", {"process": "expense", "fields": fields | _answers(slots)})
 
 
 def _trip(task: Task, ctx: Context, lang: Lang) -> Step:
     if missing(task):
         return _ask(task, lang, pushback=not _new_facts(task) and len(task.readings) > 1)
+    if _form_unread(task):
+        return Call(READ_FORM, {})
     slots = task.slots
     fields = {
         "destination": slots["destination"],
@@ -533,7 +546,19 @@ def _trip(task: Task, ctx: Context, lang: Lang) -> Step:
         "purpose": slots["purpose"],
         "estimated_cost": slots["estimated_cost"],
     }
-    return Call("propose_request", {"process": "business_trip", "fields": fields})
+    return Call("propose_request", {"process": "business_trip", "fields": fields | _answers(slots)})
+
+
+def _form_unread(task: Task) -> bool:
+    """Whether the form lists fields the planner cannot read and has not been read yet."""
+    process = task.intent.value if task.intent else ""
+    names = task.declared.get(process, ())
+    return task.forms is None and any(n not in KNOWN.get(process, ()) for n in names)
+
+
+def _answers(slots: dict[str, Any]) -> dict[str, Any]:
+    """The form fields the person gave in answer to the planner's questions, by field name."""
+    return {k.removeprefix(FORM): v for k, v in slots.items() if k.startswith(FORM)}
 
 
 def _reject(task: Task, ctx: Context, lang: Lang) -> Step:

@@ -15,6 +15,7 @@ from typing import Any
 from agent.dates import find_dates, parse_days
 from agent.planner._context import Context
 from agent.planner._counter import counter_slots, is_counter
+from agent.planner._forms import FORM
 from agent.planner._slots import (
     HALF_ALONE,
     REASON_MARK,
@@ -441,6 +442,8 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
     description) takes the whole message when nothing else in it reads as a fact.
     """
     norm = mend(normalize(text)).strip()
+    if awaiting and awaiting.startswith(FORM) and _intent(norm, ctx) not in _INTERRUPTS:
+        return Reading(None, {awaiting: text.strip()}, norm)  # the answer, as the person wrote it
     today = ctx.today
     ids = request_ids(norm)
     slots: dict[str, Any] = {}

@@ -11,6 +11,7 @@ from agent.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from agent.planner._context import language_of, read_context
 from agent.planner._conversation import current_task, split_turns
 from agent.planner._draft import apply_correction
+from agent.planner._forms import declared_names
 from agent.planner._plan import Batch, Call, Reply, decide
 from agent.planner._replies import text
 
@@ -80,6 +81,7 @@ class OfflinePlanner:
             return self._reply(text("cannot_finish", language_of([], ctx.locale)))
         lang = language_of([t.user for t in turns], ctx.locale)
         task = current_task(turns, ctx)
+        task.declared = declared_names(tools)
         apply_correction(task, turns, ctx)
         offered = frozenset(spec.name for spec in tools) if tool_choice != "none" else frozenset()
         # With the escape offered every tool is one call away: plan as if all were there, and

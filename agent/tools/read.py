@@ -28,13 +28,10 @@ async def list_processes(ctx: ToolContext, _: NoArgs) -> Observation:
         {
             "process": p.key,
             "name": p.display_name(loc),
+            # each field as the organisation file declares it (labels, choices, bounds), so a
+            # reader can ask for it by its label and check a value before proposing
             "fields": [
-                {
-                    "name": f.name,
-                    "type": f.type.value,
-                    "required": f.required,
-                    **({"choices": list(f.choices)} if f.choices else {}),
-                }
+                {**f.model_dump(mode="json", exclude_defaults=True), "required": f.required}
                 for f in p.fields
             ],
         }

@@ -1,0 +1,108 @@
+"""The form fields the organisation declares beyond those the planner reads from a message.
+
+The planner reads an expense's amount or a trip's destination out of a sentence; a field an
+organisation adds in its file (a project code, a cost centre) it cannot guess, so it reads
+the form (`list_processes`), asks for each missing required field by its label, and takes
+the answer as that field's value, checked by the engine's own rules (`workflow/fields.py`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent.catalogue import say
+from agent.dates import find_dates
+from agent.messages import ToolSpec
+from workflow.config import FieldDef, FieldType
+from workflow.fields import FieldProblem, field_value
+
+__all__ = [
+    "FORM",
+    "READ_FORM",
+    "ask_field",
+    "declared_names",
+    "extra_fields",
+    "form_value",
+    "read_forms",
+]
+
+# Slots holding a form field's answer are named "form.<field>", apart from the planner's own.
+FORM = "form."
+READ_FORM = "list_processes"
+# The fields the planner fills from its reading of a message, by process (intent value).
+KNOWN: dict[str, frozenset[str]] = {
+    "expense": frozenset({"amount", "currency", "category", "spent_on", "description"}),
+    "business_trip": frozenset({"destination", "start", "end", "purpose", "estimated_cost"}),
+}
+_FORMS = re.compile(r"\((?P<forms>.*)\)\.?\s*$", re.DOTALL)
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def declared_names(tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
+    """Each process's field names as the `propose_request` schema lists them ("expense: amount, …")."""
+    spec = next((t for t in tools if t.name == "propose_request"), None)
+    properties = spec.parameters.get("properties", {}) if spec else {}
+    description = str(properties.get("fields", {}).get("description", ""))
+    found = _FORMS.search(description)
+    names: dict[str, tuple[str, ...]] = {}
+    for form in found.group("forms").split("; ") if found else ():
+        process, _, fields = form.partition(": ")
+        names[process.strip()] = tuple(
+            m.group() for part in fields.split(", ") if (m := _NAME.match(part.strip()))
+        )
+    return names
+
+
+def read_forms(results: Sequence[dict[str, Any]]) -> dict[str, tuple[FieldDef, ...]] | None:
+    """The forms of the newest `list_processes` result among `results`, or None if none."""
+    for result in reversed(results):
+        processes = result.get("processes")
+        if result.get("ok") is not True or not isinstance(processes, list):
+            continue
+        forms: dict[str, tuple[FieldDef, ...]] = {}
+        for process in processes:
+            try:
+                fields = tuple(FieldDef.model_validate(f) for f in process.get("fields", ()))
+            except (ValidationError, AttributeError, TypeError):
+                continue  # a form described some other way is one the planner cannot fill
+            forms[str(process.get("process"))] = fields
+        return forms
+    return None
+
+
+def extra_fields(process: str, forms: dict[str, tuple[FieldDef, ...]]) -> tuple[FieldDef, ...]:
+    """The required fields of `process` that the planner's reading does not fill."""
+    known = KNOWN.get(process, frozenset())
+    return tuple(f for f in forms.get(process, ()) if f.required and f.name not in known)
+
+
+def form_value(f: FieldDef, answer: str, today: date) -> Any:
+    """The answer as the field stores it (a date said in words is that day); FieldProblem if not."""
+    if f.type is FieldType.DATE and (mentions := find_dates(answer, today)):
+        return field_value(f, mentions[0].day.isoformat())
+    return field_value(f, answer)
+
+
+def ask_field(f: FieldDef, lang: str, answer: str = "", problem: FieldProblem | None = None) -> str:
+    """The question for a field by its label; after an answer that did not fit, why first."""
+    label = f.label_zh if lang == "zh" else _in_sentence(f.label)
+    question = say("planner.field.ask", lang, label=label)
+    if problem is None:
+        return question
+    values: dict[str, object] = {"value": answer.strip(), **problem.values}
+    if isinstance(values.get("choices"), tuple | list):
+        values["choices"] = say("word.list_sep", lang).join(map(str, values["choices"]))
+    code = f"planner.field.{problem.code}"
+    return say(code, lang, label=label, **values) + ("" if lang == "zh" else " ") + question
+
+
+def _in_sentence(label: str) -> str:
+    """'Project code' → 'project code' inside a sentence; an acronym ('PO number') stays."""
+    if len(label) > 1 and label[0].isupper() and label[1].islower():
+        return label[0].lower() + label[1:]
+    return label
