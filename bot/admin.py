@@ -31,7 +31,8 @@ from workflow.keys import OrgKeys
 from workflow.models import Request, RequestStatus
 from workflow.store import hmget_record, script_read, versioned
 
-EXPORT_COLUMNS = [
+# An export's columns: these, a column per form field (export_fields), then these.
+HEAD_COLUMNS = [
     "request_id",
     "process",
     "requester_id",
@@ -40,18 +41,30 @@ EXPORT_COLUMNS = [
     "status",
     "submitted_at",
     "decided_at",
-    "leave_type",
-    "start",
-    "end",
-    "working_days",
-    "amount",
-    "currency",
-    "category",
-    "destination",
-    "approvers",
-    "waiting_for",
-    "decided_by",
 ]
+TAIL_COLUMNS = ["working_days", "approvers", "waiting_for", "decided_by"]
+# Free text a person wrote about why (a sick leave's reason is medical data): only in the
+# `reason` column, and only with --with-reasons.
+REASON_FIELDS = ("reason", "description", "purpose")
+
+
+def export_fields(config: OrgConfig, process: str | None = None) -> list[str]:
+    """The form fields an export has a column for: those of its processes (all, or `process`),
+    in the organisation file's order, each name once, the reasons left out."""
+    names = dict.fromkeys(
+        f.name
+        for p in config.processes
+        if process is None or p.key == process
+        for f in p.fields
+        if f.name not in REASON_FIELDS
+    )
+    return list(names)
+
+
+def export_columns(config: OrgConfig, process: str | None, with_reasons: bool) -> list[str]:
+    """The columns of an export, in order (the CSV header)."""
+    reason = ["reason"] if with_reasons else []
+    return HEAD_COLUMNS + export_fields(config, process) + TAIL_COLUMNS + reason
 
 
 # Requests read per round trip while streaming a list or an export, and per read script
@@ -149,7 +162,7 @@ async def iter_export_rows(
 ) -> AsyncIterator[dict[str, Any]]:
     """The export rows of `iter_requests`'s requests, in its order, built from the stored
     compact records without building each Request."""
-    rows = Rows(engine, with_reasons)
+    rows = Rows(engine, with_reasons, process)
     async for _, c in iter_records(
         engine,
         since=since,
@@ -343,8 +356,10 @@ async def get_request(engine: Engine, request_id: str) -> Request:
     return req
 
 
-def row(engine: Engine, r: Request, with_reasons: bool) -> dict[str, Any]:
-    return Rows(engine, with_reasons)(codec.compact(r))
+def row(
+    engine: Engine, r: Request, with_reasons: bool, process: str | None = None
+) -> dict[str, Any]:
+    return Rows(engine, with_reasons, process)(codec.compact(r))
 
 
 def _iso(value: str | None) -> str:
@@ -361,8 +376,10 @@ class Rows:
     thousand people across tens of thousands of rows.
     """
 
-    def __init__(self, engine: Engine, with_reasons: bool) -> None:
+    def __init__(self, engine: Engine, with_reasons: bool, process: str | None = None) -> None:
         self.directory, self.with_reasons = engine.directory, with_reasons
+        # every field column, empty: a row fills in those its request has
+        self._blank = dict.fromkeys(export_fields(engine.config, process), "")
         self._names: dict[str, str] = {}
         self._teams: dict[str, str] = {}
 
@@ -389,14 +406,9 @@ class Rows:
             "status": c["s"],
             "submitted_at": _iso(c.get("sa")),
             "decided_at": _iso(c.get("da")),
-            "leave_type": f.get("leave_type", ""),
-            "start": f.get("start", ""),
-            "end": f.get("end", ""),
+            **self._blank,
+            **{k: v for k, v in f.items() if k in self._blank},  # in the blank's places
             "working_days": c.get("x", {}).get("working_days", ""),
-            "amount": f.get("amount", f.get("estimated_cost", "")),
-            "currency": f.get("currency", ""),
-            "category": f.get("category", ""),
-            "destination": f.get("destination", ""),
             "approvers": " → ".join([name(s["a"]) for s in steps]),
             "waiting_for": name(step["h"]) if step and "h" in step else "",
             "decided_by": ", ".join([name(s["by"]) for s in steps if "by" in s]),
@@ -406,9 +418,15 @@ class Rows:
         return out
 
 
-def export(engine: Engine, requests: Iterable[Request], fmt: str, with_reasons: bool) -> str:
+def export(
+    engine: Engine,
+    requests: Iterable[Request],
+    fmt: str,
+    with_reasons: bool,
+    process: str | None = None,
+) -> str:
     buf = io.StringIO()
-    writer = ExportWriter(engine, buf, fmt, with_reasons)
+    writer = ExportWriter(engine, buf, fmt, with_reasons, process)
     for r in requests:
         writer.write(r)
     writer.close()
@@ -418,18 +436,26 @@ def export(engine: Engine, requests: Iterable[Request], fmt: str, with_reasons: 
 class ExportWriter:
     """Writes export rows to a stream as they come (CSV with its header first, or JSON lines)."""
 
-    def __init__(self, engine: Engine, out: TextIO, fmt: str, with_reasons: bool) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        out: TextIO,
+        fmt: str,
+        with_reasons: bool,
+        process: str | None = None,
+    ) -> None:
         self.engine, self.out, self.fmt, self.with_reasons = engine, out, fmt, with_reasons
+        self.process = process  # the export's one process, if filtered: only its fields
         self.count = 0
         self._csv: Any = None  # a csv writer (its type is private to the csv module)
-        columns = EXPORT_COLUMNS + (["reason"] if with_reasons else [])
+        columns = export_columns(engine.config, process, with_reasons)
         self._cells = operator.itemgetter(*columns)
         if fmt != "json":
             self._csv = csv.writer(out, lineterminator="\r\n")
             self._csv.writerow(columns)
 
     def write(self, r: Request) -> None:
-        self.write_row(row(self.engine, r, self.with_reasons))
+        self.write_row(row(self.engine, r, self.with_reasons, self.process))
 
     def write_row(self, x: dict[str, Any]) -> None:
         self.count += 1

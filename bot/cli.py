@@ -204,7 +204,9 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                     shown, last = shown + 1, cursor
                 print(f"({shown} request{'s' if shown != 1 else ''})")
             else:
-                writer = admin.ExportWriter(engine, sys.stdout, args.format, args.with_reasons)
+                writer = admin.ExportWriter(
+                    engine, sys.stdout, args.format, args.with_reasons, args.process
+                )
                 async for x in admin.iter_export_rows(
                     engine, **filters, with_reasons=args.with_reasons
                 ):

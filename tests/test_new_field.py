@@ -7,6 +7,8 @@ card and the approver's card, on Slack, on Feishu and in the terminal alike.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import secrets
 from importlib import resources
@@ -15,6 +17,7 @@ import fakeredis
 import pytest
 
 from agent.tools.propose import ProposeRequestArgs, propose_request
+from bot import admin
 from bot.conversation import StepLive
 from bot.feishu import render as feishu
 from bot.presentation.card_views import card_of
@@ -22,6 +25,7 @@ from bot.presentation.confirm import confirm_card
 from bot.presentation.text import to_text
 from bot.slack import render as slack
 from tests.contract.surfaces import CONFIRM, live, open_surface
+from tests.helpers import submitted
 from tests.test_presentation import EXPENSE, proposal
 from workflow.config import DEMO_CONFIG, Organisation, OrgConfig, parse_config
 from workflow.engine import Engine
@@ -178,3 +182,31 @@ NOT_A_NUMBER = {
     "zh": "“很多”不是数字。预算是什么？",
 }
 AT_LEAST_1 = {"en": "The budget must be at least 1.", "zh": "预算不能小于 1。"}
+
+
+async def test_the_export_has_a_column_for_the_new_field(engine):
+    """`requests export` (streamed, CSV and JSON) has a column per form field in the file's
+    order, the new one included, empty for a request without it; `--process` keeps its own."""
+    await submitted(engine, "oliver", {**EXPENSE, "project": "P-7"}, "expense")
+    await submitted(engine)  # a leave: no project
+    writers = {fmt: io.StringIO() for fmt in ("csv", "json")}
+    for fmt, out in writers.items():
+        writer = admin.ExportWriter(engine, out, fmt, with_reasons=False)
+        async for x in admin.iter_export_rows(
+            engine, since=None, until=None, status=None, process=None, with_reasons=False
+        ):
+            writer.write_row(x)
+    rows = list(csv.DictReader(io.StringIO(writers["csv"].getvalue())))
+    header = list(rows[0])
+    assert header.index("spent_on") < header.index("project") < header.index("destination")
+    assert {r["process"]: r["project"] for r in rows} == {"expense": "P-7", "leave": ""}
+    lines = [json.loads(line) for line in writers["json"].getvalue().splitlines()]
+    assert {x["process"]: x["project"] for x in lines} == {"expense": "P-7", "leave": ""}
+    expense_only = admin.export_columns(engine.config, "expense", with_reasons=False)
+    assert [c for c in expense_only if c not in admin.HEAD_COLUMNS + admin.TAIL_COLUMNS] == [
+        "amount",
+        "currency",
+        "category",
+        "spent_on",
+        "project",
+    ]
