@@ -1,8 +1,9 @@
 """The README's claim, kept true: a new field of an approval form is one entry in the organisation file.
 
 The demo organisation's expense form, with one more `[[processes.fields]]` entry and no code
-change, validates it, and shows it with its label in the reader's language on the confirm
-card and the approver's card, on Slack, on Feishu and in the terminal alike.
+change, validates it, offers it to the LLM, shows it with its label in the reader's language on
+the confirm card and the approver's card on Slack, on Feishu and in the terminal alike, has the
+offline planner ask for it, and exports it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from importlib import resources
 import fakeredis
 import pytest
 
+from agent.tools import default_tools
 from agent.tools.propose import ProposeRequestArgs, propose_request
 from bot import admin
 from bot.conversation import StepLive
@@ -68,6 +70,13 @@ async def test_the_new_field_is_required_and_checked(engine):
     with pytest.raises(ValidationFailed) as refused:
         await engine.prepare_submit("oliver", "expense", EXPENSE)
     assert "project" in refused.value.field_errors
+
+
+def test_the_new_field_is_offered_to_the_llm(engine):
+    """The propose_request schema the model sees names the field under its process."""
+    [spec] = [s for s in default_tools().specs(engine.config) if s.name == "propose_request"]
+    forms = spec.parameters["properties"]["fields"]["description"]
+    assert "description, project;" in forms
 
 
 async def test_the_new_field_is_on_every_card_in_the_readers_language(engine):
