@@ -8,7 +8,7 @@ every card posted about a request to the request's current state after each tran
 from bot.conversation.interactions import Answer, Interactions
 from bot.conversation.lifecycle import CardLifecycle, state_line
 from bot.conversation.registry import CardRef, CardRegistry, Role
-from bot.conversation.views import CardView, Closed, Drawn, RejectForm, StepClosed, StepLive
+from bot.presentation.card_views import CardView, Closed, Drawn, RejectForm, StepClosed, StepLive
 
 __all__ = [
     "Answer",

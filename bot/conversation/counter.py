@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from bot.conversation.views import CounterForm, Drawn, RejectForm, StepLive
+from bot.presentation.card_views import CounterForm, Drawn, RejectForm, StepLive
 from bot.presentation.counter import counter_card, suggested
 from bot.wording import name_of, say
 from workflow.config import Person

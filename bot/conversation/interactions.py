@@ -18,7 +18,7 @@ from bot.conversation.bulk import BulkClicks
 from bot.conversation.counter import CounterClicks
 from bot.conversation.lifecycle import CardLifecycle, fingerprint, state_line, summary_of
 from bot.conversation.registry import CardRef, Role
-from bot.conversation.views import CardView, Closed, RejectForm, StepClosed, StepLive
+from bot.presentation.card_views import CardView, Closed, RejectForm, StepClosed, StepLive
 from bot.readback import Found, decision_after_failure, until_known
 from workflow.config import Person
 from workflow.engine import Engine, Outcome

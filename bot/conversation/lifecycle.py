@@ -17,8 +17,8 @@ from agent.events import ProposalReady
 from agent.tools.describe import what
 from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
-from bot.conversation.views import CardView, Closed, Drawn, StepClosed
 from bot.notices import Kind, Notice, Plan
+from bot.presentation.card_views import CardView, Closed, Drawn, StepClosed
 from bot.presentation.counter import counter_card
 from bot.presentation.requests import requester_notice
 from bot.wording import leave_dates, say

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 from bot.conversation.registry import CardRef
-from bot.conversation.views import CardView
+from bot.presentation.card_views import CardView
 from bot.presentation.model import Reader
 from bot.wording import in_zone
 from workflow.engine import Engine

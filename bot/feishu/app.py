@@ -31,7 +31,6 @@ from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, 
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
-from bot.conversation.views import Closed
 from bot.feishu import cards, forms
 from bot.feishu.client import FeishuClient
 from bot.feishu.counter_form import parse_counter_form
@@ -43,6 +42,7 @@ from bot.feishu.queued import FeishuTurnHandler, submit_message
 from bot.feishu.render import PLATFORM, feishu_cards, render
 from bot.feishu.turns import CardThread
 from bot.once import Once
+from bot.presentation.card_views import Closed
 from bot.queue import QueueUnavailable, TurnJournal, Turns
 from bot.runtime import Runtime
 from bot.tasks import BackgroundTasks

@@ -6,12 +6,11 @@ import structlog
 
 from bot.conversation import CardView, RejectForm
 from bot.conversation.redraw import CardRedraw
-from bot.conversation.views import CounterForm
 from bot.feishu import cards
 from bot.feishu.client import FeishuClient
 from bot.feishu.counter_form import counter_form_card
 from bot.feishu.errors import FeishuError
-from bot.presentation.card_views import card_of
+from bot.presentation.card_views import CounterForm, card_of
 from bot.presentation.model import Reader
 from workflow.engine import Engine
 

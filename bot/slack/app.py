@@ -42,7 +42,7 @@ from bot.conversation import (
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
-from bot.conversation.views import Closed, CounterForm
+from bot.presentation.card_views import Closed, CounterForm
 from bot.queue import QueueUnavailable, TurnJournal
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_counter, blocks_delegation, blocks_home

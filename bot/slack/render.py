@@ -7,8 +7,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import CardView, RejectForm
 from bot.conversation.redraw import CardRedraw
-from bot.conversation.views import CounterForm
-from bot.presentation.card_views import card_of
+from bot.presentation.card_views import CounterForm, card_of
 from bot.presentation.model import Reader
 from bot.slack import blocks, blocks_cards
 from workflow.engine import Engine
