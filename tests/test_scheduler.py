@@ -12,10 +12,12 @@ import pytest
 from tests.conftest import delete_org, open_real_redis
 from tests.helpers import ANNUAL_2_DAYS, submitted
 from workflow.clock import FixedClock
+from workflow.counter import Dates
 from workflow.engine import Engine
 from workflow.models import RequestStatus
 from workflow.scheduler import Scheduler
 from workflow.store import Tx
+from workflow.worktime import add_working_hours
 
 SHANGHAI, LONDON = ZoneInfo("Asia/Shanghai"), ZoneInfo("Europe/London")
 
@@ -226,3 +228,45 @@ async def test_no_more_reminders_than_the_process_allows(engine: Engine):
         clock.advance(timedelta(days=1))
         await scheduler.run_due()
     assert [e["n"] for e in await events(engine, "reminder_sent")] == [1, 2]
+
+
+async def run_hourly(engine: Engine, clock: FixedClock, until: datetime) -> dict[str, datetime]:
+    """Run the schedule every hour up to `until`; when each kind of event first came out."""
+    scheduler, first = Scheduler(engine), {}
+    seen = {k: len(await events(engine, k)) for k in ("reminder_sent", "step_escalated")}
+    while clock.now(UTC) < until:
+        clock.advance(timedelta(hours=1))
+        if not await scheduler.run_due():
+            continue
+        for kind, n in seen.items():
+            if kind not in first and len(await events(engine, kind)) > n:
+                first[kind] = clock.now(UTC)
+    return first
+
+
+@pytest.mark.parametrize("accept", [True, False], ids=["accepted", "declined"])
+async def test_the_approvers_clock_stands_still_while_the_requester_weighs_other_dates(
+    engine: Engine, accept: bool
+):
+    """王芳 suggests other dates an hour after 张三 asks; for ten days 张三 does not answer and
+    王芳 is neither reminded nor escalated past. His answer restarts her clock: the reminder
+    comes 24 working hours after it, the escalation to David 48."""
+    clock = use_clock(engine, at(SHANGHAI, 2026, 12, 2, 9, 0))
+    req = await submitted(engine, fields=ANNUAL_2_DAYS)
+    clock.advance(timedelta(hours=1))
+    await engine.counter("wangfang", req.id, 0, Dates(date(2026, 12, 16), date(2026, 12, 17)))
+    assert await run_hourly(engine, clock, clock.now(UTC) + timedelta(days=10)) == {}
+    held = await engine.get_request(req.id, "zhangsan")
+    assert held.steps[0].assignee == "wangfang" and held.steps[0].reminders == 0
+    assert not {"reminded", "escalated"} & {h.action for h in held.history}
+    assert all(t > clock.now(UTC) for t in (await due(engine)).values())  # put back, not dropped
+    answered = clock.now(UTC)
+    await engine.answer_counter("zhangsan", req.id, accept=accept)
+    first = await run_hourly(engine, clock, answered + timedelta(days=14))
+    wang = engine.person("wangfang")
+    hours = engine.config.policy.working_hours
+    for kind, span in (("reminder_sent", 24), ("step_escalated", 48)):
+        restart = add_working_hours(answered, span, wang, hours)
+        assert restart <= first[kind] < restart + timedelta(hours=1), kind
+    [escalated] = await events(engine, "step_escalated")
+    assert (escalated["previous"], escalated["assignee"]) == ("wangfang", "david")

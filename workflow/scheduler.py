@@ -4,6 +4,12 @@ Transitions put due items in a sorted set (see transitions.schedule_step). A wor
 due items with a lease (claim.lua); handling an item is a guarded transition that removes the
 lease in the same Lua call, so an item is handled once even when two workers race, and a
 worker that dies mid-run leaves a lease that runs out and is claimed again.
+
+While the approver's suggestion of other dates waits for the requester's Accept or Decline,
+the ball is in the requester's court: the approver's step is on hold, so no reminder or
+escalation reaches the approver (or their manager). The requester's answer restarts the
+approver's clock: the next reminder comes a reminder interval after the answer, and the
+escalation a whole SLA after it, counted in the approver's working hours.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from workflow import accrual, away
 from workflow.chain import FALLBACK_ROLE
 from workflow.engine import Engine
 from workflow.models import (
+    CounterStatus,
     Delegation,
     EventType,
     Request,
@@ -37,7 +44,7 @@ from workflow.transitions import (
     schedule_step,
     unschedule_step,
 )
-from workflow.worktime import next_working_moment
+from workflow.worktime import add_working_hours, next_working_moment
 
 log = structlog.get_logger("scheduler")
 _CLAIM_LUA = resources.files("workflow").joinpath("lua", "claim.lua").read_text("utf-8")
@@ -124,12 +131,45 @@ class Scheduler:
             return await self._expire(item, req)
         if step is None or str(step.index) != item.arg:
             return await self._release(item)
+        if (held := self._held_until(item, req, step)) is not None:
+            return await self._hold(item, held)
         if item.kind == "remind":
             return await self._remind(item, req, step)
         if item.kind == "escalate":
             return await self._escalate(item, req, step, away.parse(reachable))
         log.warning("unknown_due_item", item=item.member)
         return await self._release(item)
+
+    def _held_until(self, item: DueItem, req: Request, step: Step) -> datetime | None:
+        """When a reminder or escalation of a step that waited on its requester may run (None: now).
+
+        A suggestion still open holds it one reminder interval at a time; once answered, the
+        approver's clock counts from the answer.
+        """
+        c = req.counter
+        if (
+            c is None
+            or c.step != step.index
+            or (step.assigned_at is not None and c.at < step.assigned_at)  # escalated since
+        ):
+            return None
+        now = self._now()
+        holder = self.engine.directory.get(step.assignee or step.approver)
+        hours = self.engine.config.policy.working_hours
+        if c.status is CounterStatus.OPEN:
+            return add_working_hours(now, step.remind_after_hours, holder, hours)
+        if c.answered_at is None:  # lapsed: the step was decided, nothing holds it
+            return None
+        span = step.sla_hours if item.kind == "escalate" else step.remind_after_hours
+        restart = add_working_hours(c.answered_at, span, holder, hours)
+        return restart if restart > now else None
+
+    async def _hold(self, item: DueItem, until: datetime) -> str:
+        """Put the item back in the schedule for `until`, giving up its lease, in one write."""
+        tx = Tx().zrem(self.keys.due_leases, item.member)
+        tx.zadd(self.keys.due, int(until.timestamp() * 1000), item.member)
+        await self.engine.store.apply(tx)
+        return "held"
 
     async def _finish(self, item: DueItem, change: Change) -> None:
         change.tx.zrem(self.keys.due_leases, item.member)

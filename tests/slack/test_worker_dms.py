@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import date, timedelta
 
 from tests.helpers import ANNUAL_2_DAYS, submitted
 from tests.slack.harness import SlackHarness
+from workflow.counter import Dates
 from workflow.scheduler import Scheduler
 
 WANG, DAVID, ZHANG = "U0WANGFANG", "U0DAVID", "U0ZHANGSAN"
@@ -94,3 +95,31 @@ async def test_an_expired_requests_card_says_so(slack: SlackHarness):
         if "未获审批，已过期" in json.dumps(m.get("blocks") or [], ensure_ascii=False)
     ]
     assert cards and "request_approve" not in json.dumps(cards[0]["blocks"])
+
+
+async def test_no_reminder_reaches_the_approver_while_the_requester_weighs_other_dates(
+    slack: SlackHarness,
+):
+    """王芳 suggests other days: for a week past her SLA she gets no reminder card and David no
+    escalated card; after 张三 accepts, her reminder comes on the new dates."""
+    h = slack
+    req = await submitted(h.engine, fields=ANNUAL_2_DAYS)
+    await h.engine.counter("wangfang", req.id, 0, Dates(date(2026, 12, 16), date(2026, 12, 17)))
+    await h.settle()
+    before = len(h.dm_messages(WANG))
+    scheduler = Scheduler(h.engine)
+    for _ in range(9):
+        h.engine.clock.advance(timedelta(days=1))
+        await scheduler.run_due()
+    await h.settle()
+    assert len(h.dm_messages(WANG)) == before  # nothing new for her
+    assert req.id not in said(h, DAVID)
+    await h.engine.answer_counter("zhangsan", req.id, accept=True)
+    for _ in range(4):
+        h.engine.clock.advance(timedelta(days=1))
+        await scheduler.run_due()
+    await h.settle()
+    accepted, reminder = [m["text"] for m in h.dm_messages(WANG)[before:]]
+    assert accepted.startswith("张三 接受了你建议的日期")
+    assert reminder.startswith("张三 的催办提醒") and "2026年12月16日（周三）" in reminder
+    assert req.id not in said(h, DAVID)
