@@ -691,11 +691,20 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{who} will be told, with your reason.",
         "将通知 {who}，并附上你的理由。",
     ),
-    # balances with accrual (agent/tools/describe.carried_note)
+    # balances with accrual (agent/tools/describe.carried_note, accrual_note)
     "balance.carried": (", of which {days} carried over", "，其中 {days} 天为上年结转"),
     "balance.carried_expiring": (
         ", of which {days} carried over, expiring {on:%d %b}",
         "，其中 {days} 天为上年结转，{on:%m月%d日}到期",
+    ),
+    "balance.accrues": (" (+{days} a month)", "（每月 +{days} 天）"),
+    "balance.accrues_carry": (
+        " (+{days} a month; up to {cap} carry into {year})",
+        "（每月 +{days} 天；最多 {cap} 天结转至 {year} 年）",
+    ),
+    "balance.accrues_carry_until": (
+        " (+{days} a month; up to {cap} carry into {year} until {on:%d %b})",
+        "（每月 +{days} 天；最多 {cap} 天结转至 {year} 年，{on:%m月%d日}前有效）",
     ),
     # the team calendar feed (bot/conversation/feeds.py, bot/calendar_route.py)
     "feed.event": ("{name} — out", "{name} — 请假"),

@@ -27,14 +27,16 @@ from workflow.store import Tx
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
 DEMO = (Path(__file__).parents[1] / "workflow" / "data" / "demo_org.toml").read_text("utf-8")
-ANNUAL = "allowance_by_country = { CN = 10 }\n"
+DEMO_RULES = 'monthly_days = 1\ncarry_over_cap = 5\ncarry_over_expires = "03-31"\n'
+
 RULES = 'monthly_days = 1.5\ncarry_over_cap = 5\ncarry_over_expires = "03-31"\n'
 
 
 def org_with(rules: str = RULES) -> str:
     """The demo organisation under a fresh id, annual leave accruing by `rules`."""
     text = DEMO.replace('id = "acme"', f'id = "t{secrets.token_hex(6)}"', 1)
-    return text.replace(ANNUAL, ANNUAL + "[leave_types.accrual]\n" + rules, 1)
+    assert DEMO_RULES in text  # the demo's own rules, replaced by the test's
+    return text.replace(DEMO_RULES, rules, 1)
 
 
 @pytest.fixture
@@ -122,8 +124,14 @@ async def test_balances_say_how_much_is_carried_over_and_when_it_expires(engine:
     zh = await my_balances(context(engine, "zh"), BalancesArgs())
     assert "年假：剩余 16.5 天（共 16.5 天），其中 5 天为上年结转，03月31日到期" in zh.summary
     b = await annual(engine)
-    assert _balance_value(b, "en").endswith("of which 5 carried over, expiring 31 Mar")
-    assert _balance_value(b, "zh").endswith("其中 5 天为上年结转，03月31日到期")
+    assert _balance_value(b, "en") == (
+        "16.5 days left of 16.5, of which 5 carried over, expiring 31 Mar"
+        " (+1.5 a month; up to 5 carry into 2028 until 31 Mar)"
+    )
+    assert _balance_value(b, "zh") == (
+        "剩余 16.5 天，共 16.5 天，其中 5 天为上年结转，03月31日到期"
+        "（每月 +1.5 天；最多 5 天结转至 2028 年，03月31日前有效）"
+    )
 
 
 @pytest.mark.redis
@@ -219,7 +227,9 @@ async def test_a_carry_over_expiry_passed_while_the_worker_was_down_still_lapses
     # 10 + 5 months × 1.5 + 5 carried − 3 lapsed
     assert (b.allowance, b.used, b.carried, b.carried_expires) == (19.5, 2, 0, None)
     en = await my_balances(context(engine, "en"), BalancesArgs())
-    assert "Annual leave: 17.5 of 19.5 days left;" in en.summary  # nothing carried to mention
+    assert (
+        "Annual leave: 17.5 of 19.5 days left (+1.5 a month" in en.summary
+    )  # nothing carried to mention
 
 
 class Crash(Exception):

@@ -164,7 +164,7 @@ def test_the_terminal_shows_the_steps_slack_and_feishu_show():
     lines = done.stdout.splitlines()
     assert (
         "  ✓ Checking your leave balances — Your balances for 2026: Annual leave: 25 of 25 days "
-        "left; Sick leave: 10 of 10 days left; Personal leave: 5 of 5 days left."
+        "left (+1 a month); Sick leave: 10 of 10 days left; Personal leave: 5 of 5 days left."
     ) in lines
     assert "  ✓ Preparing your annual leave request" in lines
     assert not [line for line in lines if line.startswith("  … ")]  # no model thoughts

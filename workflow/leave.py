@@ -173,6 +173,10 @@ class Balance:
     reserved: float
     carried: float = 0.0
     carried_expires: date | None = None
+    # the accrual rule, so a balance can say how it grows: days a month, and what carries over
+    monthly: float = 0.0
+    carry_cap: float = 0.0
+    carry_until: date | None = None  # the day next year's carried days lapse after
 
     @property
     def available(self) -> float | None:
@@ -220,7 +224,18 @@ def balance(ledger: Mapping[str, str], leave_type: LeaveType, person: Person, ye
     # took what was carried and not yet used
     carried_left = max(0.0, carried - lapsed - used - reserved)
     expires = accrual.expiry(year) if carried_left else None
-    return Balance(leave_type.key, year, allowance, used, reserved, carried_left, expires)
+    return Balance(
+        leave_type.key,
+        year,
+        allowance,
+        used,
+        reserved,
+        carried_left,
+        expires,
+        accrual.monthly_days,
+        accrual.carry_over_cap,
+        accrual.expiry(year + 1),
+    )
 
 
 def check_balance(

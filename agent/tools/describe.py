@@ -104,3 +104,21 @@ def carried_note(b: Balance, locale: str) -> str:
     if d is None:
         return say("balance.carried", locale, days=f"{b.carried:g}")
     return say("balance.carried_expiring", locale, days=f"{b.carried:g}", on=d)
+
+
+def accrual_note(b: Balance, locale: str, *, carry: bool = True) -> str:
+    """ " (+1 a month; up to 5 carry into 2027 until 31 Mar)" — empty without accrual.
+
+    `carry=False` leaves the carry-over rule out (the chat answer, which the model reads too).
+    """
+    if not b.monthly:
+        return ""
+    days = f"{b.monthly:g}"
+    if not b.carry_cap or not carry:
+        return say("balance.accrues", locale, days=days)
+    cap, year = f"{b.carry_cap:g}", b.year + 1
+    if b.carry_until is None:
+        return say("balance.accrues_carry", locale, days=days, cap=cap, year=year)
+    return say(
+        "balance.accrues_carry_until", locale, days=days, cap=cap, year=year, on=b.carry_until
+    )

@@ -10,7 +10,14 @@ from agent.catalogue import say
 from agent.i18n import fmt_days, fmt_range
 from agent.tools.base import Observation, Tool, ToolArgs, ToolContext, ok
 from agent.tools.dates_arg import span
-from agent.tools.describe import carried_note, request_row, status_text, what, where_it_is
+from agent.tools.describe import (
+    accrual_note,
+    carried_note,
+    request_row,
+    status_text,
+    what,
+    where_it_is,
+)
 from workflow.models import RequestStatus
 
 # Date arguments say which day they are, never how to write it: the system prompt says that
@@ -79,6 +86,7 @@ async def my_balances(ctx: ToolContext, args: BalancesArgs) -> Observation:
                 say("read.balance", loc, name=name, left=f"{b.available:g}", of=f"{b.allowance:g}")
                 + carried_note(b, loc)
                 + (say("read.balance_pending", loc, n=f"{b.reserved:g}") if b.reserved else "")
+                + accrual_note(b, loc, carry=False)
             )
     year = rows[0]["year"] if rows else args.year
     summary = (

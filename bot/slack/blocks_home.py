@@ -8,7 +8,7 @@ from typing import Any
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-from agent.tools.describe import carried_note, what, where_it_is
+from agent.tools.describe import accrual_note, carried_note, what, where_it_is
 from bot.conversation import buttons
 from bot.presentation import bulk
 from bot.slack.blocks_base import (
@@ -52,7 +52,7 @@ def _balance_value(b: Balance, locale: str) -> str:
     ) + carried_note(b, locale)
     if b.reserved:
         text += say("home.balance.pending", locale, n=f"{b.reserved:g}")
-    return text
+    return text + accrual_note(b, locale)
 
 
 def _balances(balances: Sequence[Balance], engine: Engine, locale: str) -> list[Block]:
