@@ -725,6 +725,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "feed.none": ("You have no team calendar link to turn off.", "你没有可停用的团队日历链接。"),
     "feed.active": ("Team calendar link: on", "团队日历链接：已开启"),
     "feed.title": ("Team calendar", "团队日历"),
+    # the Feishu bot menu's items (bot/feishu/app.MENU_ITEMS)
+    "menu.request_leave": ("Request leave", "请假"),
+    "menu.calendar_feed": ("Team calendar link", "团队日历链接"),
     "button.feed_create": ("Team calendar link", "团队日历链接"),
     "button.feed_new": ("New calendar link", "重新生成日历链接"),
     "button.feed_revoke": ("Turn off calendar link", "停用日历链接"),

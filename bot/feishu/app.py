@@ -56,6 +56,12 @@ MESSAGE = "im.message.receive_v1"
 CARD_ACTION = "card.action.trigger"
 MENU = "application.bot.menu_v6"
 FEED_MENU_KEY = "calendar_feed"  # the bot menu item that sends a team calendar link
+# The bot menu's items as the README asks admins to set them up in the developer console:
+# event key → the catalogue code of the item's name (the sandbox's Feishu view shows them).
+MENU_ITEMS: tuple[tuple[str, str], ...] = (
+    (forms.MENU_KEY, "menu.request_leave"),
+    (FEED_MENU_KEY, "menu.calendar_feed"),
+)
 
 
 def thread_key(tenant: str, chat_id: str, root_id: str) -> str:
@@ -382,7 +388,7 @@ class FeishuBot:
         key = event.get("event_key")
         operator = (event.get("operator") or {}).get("operator_id") or {}
         open_id = str(operator.get("open_id") or "")
-        if key in (forms.MENU_KEY, FEED_MENU_KEY):
+        if key in dict(MENU_ITEMS):
             self.tasks.spawn(self._send_menu_card(open_id, key), name=f"feishu-menu-{key}")
         else:
             log.info("feishu_menu_ignored", key=str(key)[:40])

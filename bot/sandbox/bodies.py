@@ -83,6 +83,11 @@ class FeishuMessageBody(Body):
     root_id: Id | None = None
 
 
+class FeishuMenuBody(Body):
+    open_id: Id
+    event_key: Id
+
+
 class FeishuClickBody(Body):
     open_id: Id
     message_id: Id

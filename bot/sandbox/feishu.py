@@ -8,6 +8,7 @@ Mounted on the sandbox's one port, next to Slack:
     GET  /sandbox/feishu/events          server-sent events: one small record per stand-in change
     POST /sandbox/feishu/message         {open_id, text, root_id?}: the person writes to the bot
     POST /sandbox/feishu/click           {open_id, message_id, button, value?, form_value?}
+    POST /sandbox/feishu/menu            {open_id, event_key}: the person picks a bot menu item
 
 The sandbox makes the app id and secret, the verification token and the Encrypt Key at start.
 What a person does on the page is encrypted, signed and POSTed to /feishu/events by
@@ -27,10 +28,17 @@ import aiohttp
 import structlog
 from aiohttp import web
 
-from bot.feishu.app import FeishuBot
+from agent.catalogue import say
+from bot.feishu.app import MENU_ITEMS, FeishuBot
 from bot.feishu.client import FeishuClient
 from bot.feishu.platform import EVENTS_PATH, FeishuPlatform
-from bot.sandbox.bodies import FeishuClickBody, FeishuMessageBody, read_body, refused
+from bot.sandbox.bodies import (
+    FeishuClickBody,
+    FeishuMenuBody,
+    FeishuMessageBody,
+    read_body,
+    refused,
+)
 from bot.sandbox.feishu_simulator import FeishuSimulator
 from bot.sandbox.standins.feishu.server import FeishuFault, FeishuStandIn
 from bot.tasks import BackgroundTasks
@@ -133,6 +141,7 @@ class SandboxFeishu:
                 web.get("/sandbox/feishu/events", self.events),
                 web.post("/sandbox/feishu/message", self.message),
                 web.post("/sandbox/feishu/click", self.click),
+                web.post("/sandbox/feishu/menu", self.menu),
             ]
         )
 
@@ -184,6 +193,11 @@ class SandboxFeishu:
             "encrypted": True,
             "people": self.people,
             "api_url": self.standin.base_url,
+            # the bot menu under the chat, named as the bot names its items
+            "menu": [
+                {"key": key, "en": say(code, "en"), "zh": say(code, "zh")}
+                for key, code in MENU_ITEMS
+            ],
         }
 
     def _person(self, open_id: Any) -> str:
@@ -284,6 +298,18 @@ class SandboxFeishu:
                 "root_id": sent.get("root_id") or sent["message_id"],
             }
         )
+
+    async def menu(self, request: web.Request) -> web.Response:
+        """The person picks an item of the bot's menu: application.bot.menu_v6, as Feishu pushes it.
+
+        The bot answers with a card in the person's chat (the page sees it through the stand-in).
+        """
+        body = await read_body(request, FeishuMenuBody)
+        open_id = self._person(body.open_id)
+        if body.event_key not in dict(MENU_ITEMS):
+            raise refused(404, f"no such item in the bot's menu: {body.event_key}")
+        resp = await self.sim.menu(open_id, body.event_key)
+        return web.json_response({"ok": resp.status == 200, "status": resp.status})
 
     async def click(self, request: web.Request) -> web.Response:
         """The person clicks a card button (after its confirm dialog): card.action.trigger.

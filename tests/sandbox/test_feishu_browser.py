@@ -7,15 +7,17 @@ artifacts/screenshots/feishu-NN-name.png.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from icalendar import Calendar
 
 from bot.sandbox.server import Sandbox
-from tests.sandbox.browser import SHOTS, chromium
+from tests.sandbox.browser import ROOT, SHOTS, chromium
 
 ZHANG, WANG, OLIVER = "U0ZHANGSAN", "U0WANGFANG", "U0OLIVER"
 
@@ -209,4 +211,38 @@ async def test_reject_asks_for_a_reason_in_a_card_form(fui: FeishuUi):
     await page.locator(f'#lk-people .lk-person[data-user="{OLIVER}"]').click()
     await expect(page.locator("#lk-messages")).to_contain_text("Oliver Smith is not on Feishu")
     await expect(page.locator("#lk-composer")).to_be_hidden()
+    assert fui.errors == []
+
+
+async def test_the_bot_menu_gives_a_team_calendar_link_that_serves_the_feed(fui: FeishuUi):
+    """张三 picks 团队日历链接 in the bot menu under the chat: the bot's card carries his feed's
+    URL, which answers with his team's calendar; 停用日历链接 on the card turns it off (404)."""
+    from playwright.async_api import expect
+
+    page = fui.page
+    await page.goto(fui.url + "#feishu/" + ZHANG)
+    await expect(page).to_have_title(re.compile("张三 · 飞书"))
+    menu = page.locator("#lk-bot-menu")
+    await expect(menu.get_by_role("button", name="请假", exact=True)).to_be_visible()
+    await menu.get_by_role("button", name="团队日历链接", exact=True).click()
+    card = page.locator("#lk-messages .lk-card", has_text="/calendar/")
+    await expect(card).to_be_visible()
+    await expect(card.locator(".lk-card-header")).to_contain_text("团队日历")
+    found = re.search(r"http://127\.0\.0\.1:\d+/calendar/[\w-]+\.ics", await card.inner_text())
+    assert found, await card.inner_text()
+    url = found.group(0)
+    await fui.shot("09-zhangsan-calendar-link")
+    doc = ROOT / "docs" / "sandbox-feishu-calendar.png"
+    if not doc.exists() or os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        await page.screenshot(path=str(doc))
+
+    feed = await page.request.get(url)
+    assert feed.status == 200 and feed.headers["content-type"].startswith("text/calendar")
+    calendar = Calendar.from_ical(await feed.body())
+    assert str(calendar["X-WR-CALNAME"]).startswith("团队请假")
+
+    await card.get_by_role("button", name="停用日历链接", exact=True).click()
+    await fui.confirm_if_asked()
+    await expect(page.locator("#lk-toast")).to_be_visible()
+    assert (await page.request.get(url)).status == 404
     assert fui.errors == []

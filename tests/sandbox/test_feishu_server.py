@@ -232,3 +232,32 @@ async def test_bad_feishu_requests_get_clear_errors(client: TestClient, sandbox:
     )
     body = await reply.json()
     assert body["ok"] and body["root_id"] == confirm["root_id"]  # a reply goes to the thread's root
+
+
+async def test_the_bot_menu_is_the_bots_and_an_unknown_item_changes_nothing(
+    client: TestClient, sandbox: Sandbox
+):
+    """/sandbox/info lists the bot's menu items named from the catalogue; picking 请假 sends the
+    leave form card; an item the bot has no answer for, or an unknown person, is refused (404)
+    and nothing is sent."""
+    info = await (await client.get("/sandbox/info")).json()
+    assert info["feishu"]["menu"] == [
+        {"key": "request_leave", "en": "Request leave", "zh": "请假"},
+        {"key": "calendar_feed", "en": "Team calendar link", "zh": "团队日历链接"},
+    ]
+    post = client.post
+    unknown = await post("/sandbox/feishu/menu", json={"open_id": ZHANG, "event_key": "lunch"})
+    assert unknown.status == 404 and "lunch" in (await unknown.json())["error"]
+    nobody = await post(
+        "/sandbox/feishu/menu", json={"open_id": "ou_nobody", "event_key": "request_leave"}
+    )
+    assert nobody.status == 404
+    await sandbox.bot.tasks.idle()
+    assert (await snapshot(client, ZHANG))["messages"] == []
+    picked = await post(
+        "/sandbox/feishu/menu", json={"open_id": ZHANG, "event_key": "request_leave"}
+    )
+    assert (await picked.json())["ok"]
+    await sandbox.bot.tasks.idle()
+    [form] = (await snapshot(client, ZHANG))["messages"]
+    assert form["msg_type"] == "interactive" and "请假申请" in json.dumps(form, ensure_ascii=False)

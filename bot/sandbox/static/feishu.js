@@ -703,6 +703,7 @@
       $("lk-thread-title").textContent = t("Thread", "话题");
       $("lk-composer-help").textContent = t("Enter to send · Shift+Enter for a new line", "Enter 发送 · Shift+Enter 换行");
       for (const el of document.querySelectorAll("#feishu .lk-send")) el.textContent = t("Send", "发送");
+      renderMenu();
       const last = st.snap ? lastMessage(st.snap.messages || []) : null;
       $("lk-conv").replaceChildren(
         h(
@@ -772,6 +773,7 @@
       renderPeople();
       const disabled = !st.openId;
       $("lk-composer").hidden = disabled;
+      $("lk-bot-menu").hidden = disabled;
       if (disabled) {
         st.msgCache.clear();
         $("lk-messages").replaceChildren(notOnFeishu());
@@ -832,6 +834,41 @@
         refreshTimer = null;
         refresh();
       }, 25);
+    }
+
+    // ---- the bot menu ----
+
+    /** The bot's menu under the chat, as Feishu shows it: its items and names come from the bot. */
+    function renderMenu() {
+      const feishu = hooks.info() && hooks.info().feishu;
+      const items = (feishu && feishu.menu) || [];
+      const bar = $("lk-bot-menu");
+      bar.setAttribute("aria-label", t("Bot menu", "机器人菜单"));
+      const sig = items.map((i) => i.key).join("|") + zh();
+      if (bar.dataset.sig === sig) return;
+      bar.dataset.sig = sig;
+      bar.replaceChildren(
+        h("span", { class: "lk-bot-menu-icon", "aria-hidden": "true" }, "☰"),
+        ...items.map((item) =>
+          h(
+            "button",
+            { type: "button", class: "lk-bot-menu-item", dataset: { key: item.key }, onclick: () => pickMenu(item.key) },
+            zh() ? item.zh : item.en
+          )
+        )
+      );
+    }
+
+    /** Pick a menu item: Feishu pushes application.bot.menu_v6 and the bot answers with a card. */
+    async function pickMenu(key) {
+      if (!st.openId) return;
+      try {
+        await post("/sandbox/feishu/menu", { open_id: st.openId, event_key: key });
+      } catch {
+        return; // post() has shown why
+      }
+      wantBottom = true;
+      scheduleRefresh();
     }
 
     // ---- composing ----
