@@ -35,7 +35,7 @@ import calendar
 import contextlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import Literal
 
@@ -127,20 +127,6 @@ def resolve_date(text: str, today: date) -> date:
     with contextlib.suppress(ValueError):
         return datetime.fromisoformat(stripped).date()
     items = _scan(stripped, today)
-    if len(items) == 2 and _WEEKDAY_ONLY.fullmatch(stripped[slice(*items[0].span)]):
-        weekday, rest = items
-        gap = stripped[weekday.span[1] : rest.span[0]]
-        if _LEADING_FILLER.fullmatch(stripped[: weekday.span[0]]) and re.fullmatch(
-            r"[\s,，]*", gap
-        ):
-            day = _only_date(rest, stripped[rest.span[1] :], stripped, raw)
-            if isinstance(weekday, _Found) and day.weekday() != weekday.day.weekday():
-                raise DateParseError(
-                    f"'{stripped}' does not add up: {day.isoformat()} is a "
-                    f"{calendar.day_name[day.weekday()]}; give just the date, like {day.isoformat()}.",
-                    raw,
-                )
-            return day
     for item in items:
         if _LEADING_FILLER.fullmatch(stripped[: item.span[0]]):
             return _only_date(item, stripped[item.span[1] :], stripped, raw)
@@ -336,13 +322,68 @@ def _scan(text: str, today: date) -> list[_Found | _Invalid]:
                 )
             candidates.append((start, -(end - start), order, item))
     candidates.sort(key=lambda c: (c[0], c[1], c[2]))
-    chosen: list[_Found | _Invalid] = []
+    chosen: list[tuple[_Found | _Invalid, _Builder]] = []
     position = 0
-    for start, _, _, item in candidates:
+    for start, _, order, item in candidates:
         if start >= position:
-            chosen.append(item)
+            chosen.append((item, _RULES[order][1]))
             position = item.span[1]
-    return chosen
+    return _with_weekdays_joined(norm, chosen)
+
+
+def _with_weekdays_joined(
+    norm: str, chosen: list[tuple[_Found | _Invalid, _Builder]]
+) -> list[_Found | _Invalid]:
+    """A weekday written beside a date ("Thursday 10 Dec", "12月10日（周四）") is one mention.
+
+    The date decides the day: read apart, the weekday became "the coming Thursday" and the
+    request went in for the wrong week. A weekday that does not fall on that date is a
+    contradiction the person must settle, so the pair is read as no date at all.
+    """
+    out: list[_Found | _Invalid] = []
+    i = 0
+    while i < len(chosen):
+        item, build = chosen[i]
+        if i + 1 < len(chosen):
+            other, other_build = chosen[i + 1]
+            gap = norm[item.span[1] : other.span[0]]
+            pair = None
+            if (
+                build in _WEEKDAY_BUILDS
+                and other_build in _DAY_BUILDS
+                and _WEEKDAY_FIRST_GAP.fullmatch(gap)
+            ):
+                pair = (item, other, other.span[1])
+            elif (
+                build in _DAY_BUILDS
+                and other_build in _WEEKDAY_BUILDS
+                and _DATE_FIRST_GAP.fullmatch(gap)
+            ):
+                close = _CLOSING.match(norm, other.span[1])
+                pair = (other, item, close.end() if close else other.span[1])
+            if pair is not None:
+                weekday, day, end = pair
+                out.append(_joined(weekday, day, (item.span[0], end), norm))
+                i += 2
+                continue
+        out.append(item)
+        i += 1
+    return out
+
+
+def _joined(
+    weekday: _Found | _Invalid, day: _Found | _Invalid, span: tuple[int, int], norm: str
+) -> _Found | _Invalid:
+    if isinstance(day, _Invalid) or day.last is not None:
+        return day if isinstance(day, _Invalid) else replace(day, span=span)
+    if isinstance(weekday, _Found) and weekday.day.weekday() == day.day.weekday():
+        return replace(day, span=span)
+    shown, iso = norm[span[0] : span[1]], day.day.isoformat()
+    return _Invalid(
+        span,
+        f"'{shown}' does not add up: {iso} is a {calendar.day_name[day.day.weekday()]}; "
+        f"give just the date, like {iso}.",
+    )
 
 
 # Full-width digits, letters and punctuation to ASCII, one character for one (spans stay valid).
@@ -497,9 +538,6 @@ _WEEKDAYS_EN = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun
 _WEEKDAY_EN = (
     r"(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|"
     r"saturday|sunday)"
-)
-_WEEKDAY_ONLY = re.compile(
-    rf"{_WEEKDAY_EN}\.?|(?:周|星期|礼拜)[一二三四五六日天七1-7]", re.IGNORECASE
 )
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "七": 6}
 _WEEKDAYS_ZH |= {str(n): n - 1 for n in range(1, 8)}
@@ -760,6 +798,16 @@ _RULES: list[tuple[re.Pattern[str], _Builder]] = [
         _zh_week,
     ),
 ]
+
+
+# Which rules read a weekday, and which a single day, for `_with_weekdays_joined`.
+_WEEKDAY_BUILDS: frozenset[_Builder] = frozenset({_en_weekday, _zh_weekday})
+_DAY_BUILDS: frozenset[_Builder] = frozenset(
+    {_iso, _zh_month_day, _zh_month_offset_day, _day_only, _en_month_day, _dotted, _slash}
+)
+_WEEKDAY_FIRST_GAP = re.compile(r"\s*,?\s*(?:the\s+)?", re.IGNORECASE)
+_DATE_FIRST_GAP = re.compile(r"\s*[,(]?\s*")
+_CLOSING = re.compile(r"\s*\)")
 
 
 # --- durations -----------------------------------------------------------------------------------

@@ -339,3 +339,30 @@ def test_resolve_date_refuses_a_weekday_that_disagrees():
     """'Thursday, Dec 4' is refused: 4 December is a Friday."""
     with pytest.raises(DateParseError, match="2026-12-04 is a Friday"):
         resolve_date("Thursday, Dec 4", TODAY)
+
+
+# A weekday written beside its date is one day, the date's: read apart, "Thursday" became
+# the coming Thursday (3 Dec) and the request went in a week early.
+@pytest.mark.parametrize(
+    "text, first, last",
+    [
+        ("annual leave on Thursday 10 Dec", date(2026, 12, 10), date(2026, 12, 10)),
+        ("off Thu 10 Dec", date(2026, 12, 10), date(2026, 12, 10)),
+        ("Thursday, December 10", date(2026, 12, 10), date(2026, 12, 10)),
+        ("next Thursday the 10th", date(2026, 12, 10), date(2026, 12, 10)),
+        ("Friday 4 Dec to Monday 7 Dec", date(2026, 12, 4), date(2026, 12, 7)),
+        ("请假 12月10日周四", date(2026, 12, 10), date(2026, 12, 10)),
+        ("12月10日（周四）到12月11日（周五）请假", date(2026, 12, 10), date(2026, 12, 11)),
+        ("Thursday and Friday", date(2026, 12, 3), date(2026, 12, 4)),  # weekdays alone still
+    ],
+)
+def test_a_weekday_beside_its_date_is_that_date(text: str, first: date, last: date):
+    found = find_range(text, date(2026, 12, 2))
+    assert found is not None
+    assert (found.start, found.end) == (first, last)
+
+
+@pytest.mark.parametrize("text", ["leave on Friday 10 Dec", "周四 12月11日请假"])
+def test_a_weekday_that_contradicts_its_date_is_no_date(text: str):
+    """10 Dec 2026 is a Thursday: neither day is guessed; the person is asked again."""
+    assert find_range(text, date(2026, 12, 2)) is None
