@@ -539,6 +539,9 @@ _WEEKDAY_EN = (
     r"(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|"
     r"saturday|sunday)"
 )
+_WEEKDAY_ONLY = re.compile(
+    rf"{_WEEKDAY_EN}\.?|(?:周|星期|礼拜)[一二三四五六日天七1-7]", re.IGNORECASE
+)
 _WEEKDAYS_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "七": 6}
 _WEEKDAYS_ZH |= {str(n): n - 1 for n in range(1, 8)}
 _WEEK_ZH = r"(?:周|星期|礼拜)"
