@@ -18,7 +18,7 @@ from workflow.engine import Proposal
 from workflow.errors import WorkflowError
 from workflow.fields import validate_fields
 from workflow.keys import conversation_drafts, thread_drafts
-from workflow.models import PendingKind, PendingStatus, Request
+from workflow.models import PendingAction, PendingKind, PendingStatus, Request
 
 
 def slot_of(kind: PendingKind, request_id: str) -> str:
@@ -32,6 +32,14 @@ async def live_draft(
     ctx: ToolContext, kind: PendingKind, request_id: str = "-", *, named: str | None = None
 ) -> str | None:
     """The thread's open pending action in this slot, else the open one the model `named`."""
+    live = await live_pending(ctx, kind, request_id, named=named)
+    return live.id if live else None
+
+
+async def live_pending(
+    ctx: ToolContext, kind: PendingKind, request_id: str = "-", *, named: str | None = None
+) -> PendingAction | None:
+    """`live_draft`'s pending action itself, for a caller that reads its payload next."""
     redis = ctx.engine.store.redis
     kept = await redis.hget(thread_drafts(ctx.thread_key), slot_of(kind, request_id))
     for pending_id in dict.fromkeys(p for p in (kept, named) if p):
@@ -40,28 +48,27 @@ async def live_draft(
         except WorkflowError:  # expired, or someone else's: nothing to supersede
             continue
         if pending.status is PendingStatus.OPEN and pending.kind is kind:
-            return pending.id
+            return pending
     return None
 
 
 async def unchanged_draft(
     ctx: ToolContext,
-    live: str | None,
+    pending: PendingAction | None,
     process_key: str,
     fields: Mapping[str, Any],
     requester: str | None = None,
 ) -> Request | None:
-    """The live draft `live`, when a correction would make it again exactly as it is.
+    """The live draft of `pending`, when a correction would make it again exactly as it is.
 
     Same process, same person, same fields once checked as the engine checks them: the draft
     and its card stay (a new identical card superseding the old one helps nobody). None when
     anything differs, or when the new fields do not pass (the engine then says why).
     """
-    if live is None:
+    if pending is None:
         return None
     engine, requester = ctx.engine, requester or ctx.actor.id
     try:
-        pending = await engine.pending_action(live, ctx.actor.id)
         clean = validate_fields(engine.process(process_key), fields, engine.config)
         if pending.payload.get("fields") != clean:
             return None

@@ -23,7 +23,7 @@ from agent.tools.base import (
 )
 from agent.tools.dates_arg import span
 from agent.tools.describe import half_day, what
-from agent.tools.drafts import live_draft, remember, unchanged_draft
+from agent.tools.drafts import live_draft, live_pending, remember, unchanged_draft
 from agent.tools.read import REQUEST_ID
 from workflow.engine import Proposal
 from workflow.models import PendingKind, Request
@@ -132,10 +132,11 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
         "end_half": s.end_half,
         "reason": args.reason,
     }
-    replaced = None
+    live = None
     if not args.separate or args.replaces:
-        replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
-    if same := await unchanged_draft(ctx, replaced, "leave", fields, args.for_person):
+        live = await live_pending(ctx, PendingKind.SUBMIT, named=args.replaces)
+    replaced = live.id if live else None
+    if same := await unchanged_draft(ctx, live, "leave", fields, args.for_person):
         return _unchanged(ctx, str(replaced), same)
     proposal = await ctx.engine.prepare_submit(
         ctx.actor.id, "leave", fields, replaces=replaced, on_behalf_of=args.for_person
@@ -175,8 +176,9 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
         value = fields.get(f.name)
         if f.type is FieldType.DATE and isinstance(value, str) and value.strip():
             fields[f.name] = one_date(value, ctx, f.name).isoformat()
-    replaced = await live_draft(ctx, PendingKind.SUBMIT, named=args.replaces)
-    if same := await unchanged_draft(ctx, replaced, args.process, fields):
+    live = await live_pending(ctx, PendingKind.SUBMIT, named=args.replaces)
+    replaced = live.id if live else None
+    if same := await unchanged_draft(ctx, live, args.process, fields):
         return _unchanged(ctx, str(replaced), same)
     proposal = await ctx.engine.prepare_submit(
         ctx.actor.id, args.process, fields, replaces=replaced
