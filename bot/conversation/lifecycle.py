@@ -145,14 +145,15 @@ class CardLifecycle:
     async def refresh(self, req: Request, platform: str, update: Update) -> int:
         """Redraw every card of `req` on `platform` that no longer shows its current state."""
         done, now = 0, fingerprint(req)
-        cards = await self.registry.cards(req.id, platform)
+        # a card that already shows this state is neither drawn again nor read for
+        stale = [c for c in await self.registry.cards(req.id, platform) if c.shown != now]
         balance = None
-        if any(c.notice == Kind.COUNTER_OFFER and c.shown != now for c in cards):
+        if any(c.notice == Kind.COUNTER_OFFER for c in stale):
             # the counter-offer card keeps its 'balance after' fact: read it as the first drawing did
             balance = (await self.engine.request_view(req.id, req.requester)).balance_after
-        for card in cards:
+        for card in stale:
             view = view_for(card, req, self.engine, balance)
-            if view is None or card.shown == now:
+            if view is None:
                 continue
             if not await update(card, view):
                 await self.registry.forget(req.id, card)
