@@ -483,18 +483,8 @@ def read_message(text: str, ctx: Context, awaiting: str | None = None) -> Readin
     elif intent is Intent.REMIND:
         if note := note_of(norm):
             slots["note"] = note
-    elif intent is Intent.BALANCE:
-        if (year := year_of(norm, today)) is not None:
-            slots["year"] = year
-    elif intent is Intent.MY_REQUESTS:
-        for status, pattern in STATUS_FILTERS:
-            if pattern.search(norm):
-                slots["status"] = status
-                break
-    elif intent in (Intent.WHO_IS_OUT, Intent.WORKING_DAYS):
-        slots |= range_slots(norm, today)
-        if intent is Intent.WHO_IS_OUT and SCOPE_ALL.search(norm):
-            slots["scope"] = "all"
+    elif intent in _ASKED:
+        slots |= _asked_slots(intent, norm, today)
         if intent is Intent.WORKING_DAYS and (days := parse_days(norm)):
             slots["days"] = days
     elif intent is Intent.EXPENSE or (intent is None and awaiting in _EXPENSE_SLOTS):
@@ -532,6 +522,9 @@ _ASKED_AGAIN = {
 }
 
 
+_ASKED = frozenset(_ASKED_AGAIN.values())
+
+
 def follow_up(reading: Reading, answered_by: list[str], ctx: Context) -> Reading:
     """The reading of a short follow-up to a question the tools just answered.
 
@@ -548,18 +541,24 @@ def follow_up(reading: Reading, answered_by: list[str], ctx: Context) -> Reading
         return reading  # "那我后天请假": a request after all, not the same question again
     if len(norm) > 40 or not _FOLLOW_UP.search(norm):
         return reading
-    if before in (Intent.WHO_IS_OUT, Intent.WORKING_DAYS):
-        slots = range_slots(norm, ctx.today)
-        if "start" not in slots:
-            return reading
-        if before is Intent.WHO_IS_OUT and SCOPE_ALL.search(norm):
-            slots["scope"] = "all"
-        return Reading(before, slots, norm)
-    if before is Intent.BALANCE:
-        year = year_of(norm, ctx.today)
-        return Reading(before, {} if year is None else {"year": year}, norm)
-    status = next((name for name, pattern in STATUS_FILTERS if pattern.search(norm)), None)
-    return Reading(before, {} if status is None else {"status": status}, norm)
+    slots = _asked_slots(before, norm, ctx.today)
+    if before in (Intent.WHO_IS_OUT, Intent.WORKING_DAYS) and "start" not in slots:
+        return reading
+    return Reading(before, slots, norm)
+
+
+def _asked_slots(intent: Intent, norm: str, today: date) -> dict[str, Any]:
+    """The slots of a question the tools answer: a balance's year, a list's status, the days."""
+    if intent is Intent.BALANCE:
+        year = year_of(norm, today)
+        return {} if year is None else {"year": year}
+    if intent is Intent.MY_REQUESTS:
+        status = next((name for name, pattern in STATUS_FILTERS if pattern.search(norm)), None)
+        return {} if status is None else {"status": status}
+    slots = range_slots(norm, today)
+    if intent is Intent.WHO_IS_OUT and SCOPE_ALL.search(norm):
+        slots["scope"] = "all"
+    return slots
 
 
 _LEAVE_SLOTS = frozenset({"leave_type", "dates", "start", "reason", "days_or_range"})
