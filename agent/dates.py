@@ -343,32 +343,30 @@ def _with_weekdays_joined(
     out: list[_Found | _Invalid] = []
     i = 0
     while i < len(chosen):
-        item, build = chosen[i]
-        if i + 1 < len(chosen):
-            other, other_build = chosen[i + 1]
-            gap = norm[item.span[1] : other.span[0]]
-            pair = None
-            if (
-                build in _WEEKDAY_BUILDS
-                and other_build in _DAY_BUILDS
-                and _WEEKDAY_FIRST_GAP.fullmatch(gap)
-            ):
-                pair = (item, other, other.span[1])
-            elif (
-                build in _DAY_BUILDS
-                and other_build in _WEEKDAY_BUILDS
-                and _DATE_FIRST_GAP.fullmatch(gap)
-            ):
-                close = _CLOSING.match(norm, other.span[1])
-                pair = (other, item, close.end() if close else other.span[1])
-            if pair is not None:
-                weekday, day, end = pair
-                out.append(_joined(weekday, day, (item.span[0], end), norm))
-                i += 2
-                continue
-        out.append(item)
-        i += 1
+        joined = _pair(norm, chosen[i], chosen[i + 1]) if i + 1 < len(chosen) else None
+        out.append(chosen[i][0] if joined is None else joined)
+        i += 1 if joined is None else 2
     return out
+
+
+def _pair(
+    norm: str,
+    first: tuple[_Found | _Invalid, _Builder],
+    second: tuple[_Found | _Invalid, _Builder],
+) -> _Found | _Invalid | None:
+    """The two neighbours read as one mention if they are a weekday and its date, else None."""
+    (item, build), (other, other_build) = first, second
+    gap = norm[item.span[1] : other.span[0]]
+    if (
+        build in _WEEKDAY_BUILDS
+        and other_build in _DAY_BUILDS
+        and _WEEKDAY_FIRST_GAP.fullmatch(gap)
+    ):
+        return _joined(item, other, (item.span[0], other.span[1]), norm)
+    if build in _DAY_BUILDS and other_build in _WEEKDAY_BUILDS and _DATE_FIRST_GAP.fullmatch(gap):
+        close = _CLOSING.match(norm, other.span[1])
+        return _joined(other, item, (item.span[0], close.end() if close else other.span[1]), norm)
+    return None
 
 
 def _joined(
