@@ -182,6 +182,21 @@ async def test_a_person_in_shanghai_gets_the_new_month_eight_hours_before_london
     assert "2026-12" in done and not any(d.startswith("2026-12@") for d in done)
 
 
+async def test_between_shanghai_and_london_midnight_a_tick_does_not_read_the_marker(engine: Engine):
+    """Once Shanghai has December, ticks before London's midnight cost accrual nothing: the
+    scheduler waits for the next zone's start instead of re-reading every tick."""
+    scheduler = Scheduler(engine)
+    at(engine, shanghai(2026, 12, 1, 0, 30))
+    await scheduler.periodic()
+    log = ReadLog(engine)
+    at(engine, shanghai(2026, 12, 1, 3, 0))
+    await scheduler.periodic()
+    assert all(engine.keys.accrual_done not in keys for _, keys in log.calls)
+    at(engine, utc(2026, 12, 1, 0, 5))
+    await scheduler.periodic()
+    assert (await annual(engine, "oliver")).allowance == 26.5
+
+
 async def test_a_worker_down_for_two_months_applies_both_in_order_once(engine: Engine):
     """Running in November, then down until February: December is credited before January, so
     January carries over a rest that includes December's days; a second tick adds nothing."""

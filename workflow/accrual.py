@@ -213,13 +213,13 @@ async def apply_due(engine: Engine, now: datetime) -> Pass:
     tx, whole = Tx(), []
     for period in sorted({p for ps in todo.values() for p in ps}):
         marks = [f"{period}@{z}" for z in zones]
+        # A zone without it either gave up (complete is already False) or has not reached the
+        # period yet: next_start wakes the scheduler at its midnight, so ticks before it are free.
         if all(m in done for m in marks):  # every zone has it: one field instead of one a zone
             tx.hset(keys.accrual_done, period, at)
             for mark in marks:
                 tx.hdel(keys.accrual_done, mark)
             whole.append(period)
-        else:
-            complete = False  # a zone not there yet (or one that gave up)
     if whole:
         await store.apply(tx)
     log.info("accrual_applied", periods=todo, ledgers=changed, whole=whole)
