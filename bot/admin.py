@@ -369,24 +369,30 @@ def _iso(value: str | None) -> str:
     return value[:-1] + "+00:00" if value[-1] == "Z" else value
 
 
-class Rows:
-    """Export rows from requests in the compact layout (workflow/codec.py's short names).
+class _Names:
+    """People's names looked up once per list or export: a month repeats the same few
+    thousand people across tens of thousands of rows."""
 
-    People's names and teams are looked up once per export: a month repeats the same few
-    thousand people across tens of thousands of rows.
-    """
-
-    def __init__(self, engine: Engine, with_reasons: bool, process: str | None = None) -> None:
-        self.directory, self.with_reasons = engine.directory, with_reasons
-        # every field column, empty: a row fills in those its request has
-        self._blank = dict.fromkeys(export_fields(engine.config, process), "")
+    def __init__(self, engine: Engine) -> None:
+        self.directory = engine.directory
         self._names: dict[str, str] = {}
-        self._teams: dict[str, str] = {}
 
     def name(self, person_id: str) -> str:
         if (found := self._names.get(person_id)) is None:
             found = self._names[person_id] = self.directory.get(person_id).name
         return found
+
+
+class Rows(_Names):
+    """Export rows from requests in the compact layout (workflow/codec.py's short names);
+    names and teams are looked up once per export."""
+
+    def __init__(self, engine: Engine, with_reasons: bool, process: str | None = None) -> None:
+        super().__init__(engine)
+        self.with_reasons = with_reasons
+        # every field column, empty: a row fills in those its request has
+        self._blank = dict.fromkeys(export_fields(engine.config, process), "")
+        self._teams: dict[str, str] = {}
 
     def team(self, person_id: str) -> str:
         if (found := self._teams.get(person_id)) is None:
@@ -475,20 +481,17 @@ def table_line(engine: Engine, r: Request) -> str:
     return Lines(engine)(codec.compact(r))
 
 
-class Lines:
+class Lines(_Names):
     """`requests list`'s lines from requests in the compact layout; names and the
     descriptions of leave (a month repeats the same dates many times) are looked up once."""
 
     def __init__(self, engine: Engine) -> None:
-        self.directory, self.config = engine.directory, engine.config
-        self._names: dict[str, str] = {}
+        super().__init__(engine)
+        self.config = engine.config
         self._leave: dict[tuple[Any, ...], str] = {}
 
     def __call__(self, c: dict[str, Any]) -> str:
-        requester = c["r"]
-        if (name := self._names.get(requester)) is None:
-            name = self._names[requester] = self.directory.get(requester).name
-        return f"{c['i']:<11} {c['s']:<10} {name:<14} {self.what(c)}"
+        return f"{c['i']:<11} {c['s']:<10} {self.name(c['r']):<14} {self.what(c)}"
 
     def what(self, c: dict[str, Any]) -> str:
         f, x = c["f"], c.get("x", {})
