@@ -148,34 +148,6 @@ async def iter_requests(
                 yield cursor, r
 
 
-async def iter_export_rows(
-    engine: Engine,
-    *,
-    since: date | None,
-    until: date | None,
-    status: str | None,
-    process: str | None,
-    with_reasons: bool,
-    after: Cursor | None = None,
-    page: int = PAGE,
-    archive_dir: Path | None = None,
-) -> AsyncIterator[dict[str, Any]]:
-    """The export rows of `iter_requests`'s requests, in its order, built from the stored
-    compact records without building each Request."""
-    rows = Rows(engine, with_reasons, process)
-    async for _, c in iter_records(
-        engine,
-        since=since,
-        until=until,
-        status=status,
-        process=process,
-        after=after,
-        page=page,
-        archive_dir=archive_dir,
-    ):
-        yield rows(c)
-
-
 class Filters(TypedDict, total=False):
     """Which requests a list or an export reads (the keywords of `iter_requests`)."""
 
@@ -186,6 +158,16 @@ class Filters(TypedDict, total=False):
     after: Cursor | None
     page: int
     archive_dir: Path | None
+
+
+async def iter_export_rows(
+    engine: Engine, *, with_reasons: bool, **filters: Unpack[Filters]
+) -> AsyncIterator[dict[str, Any]]:
+    """The export rows of `iter_requests`'s requests, in its order, built from the stored
+    compact records without building each Request."""
+    rows = Rows(engine, with_reasons, filters.get("process"))
+    async for _, c in iter_records(engine, **filters):
+        yield rows(c)
 
 
 async def iter_table_lines(
