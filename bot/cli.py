@@ -192,25 +192,30 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 limit = None if args.all else args.limit or admin.LIST_PAGE
                 # a page of the list reads little more than the page
                 page = admin.PAGE if limit is None else min(admin.PAGE, limit + 1)
-                print(admin.TABLE_HEADER)
-                shown, last = 0, None
-                async for cursor, line in admin.iter_table_lines(engine, **filters, page=page):
-                    if limit is not None and shown >= limit:
+                out = sys.stdout
+                out.write(admin.TABLE_HEADER + "\n")
+                shown, last = 0, ("", 0)
+                async for keys, lines in admin.iter_table_pages(engine, **filters, page=page):
+                    if limit is not None and shown + len(lines) > limit:
+                        take = limit - shown
+                        out.write("".join([line + "\n" for line in lines[:take]]))
+                        rid, score = keys[take - 1] if take else last
                         print(
-                            f"({shown} shown; --all for every one, or the next page: --after {last})"
+                            f"({limit} shown; --all for every one, or the next page: "
+                            f"--after {admin.Cursor(score, rid)})"
                         )
                         return 0
-                    print(line)
-                    shown, last = shown + 1, cursor
+                    out.write("".join([line + "\n" for line in lines]))
+                    shown, last = shown + len(lines), keys[-1]
                 print(f"({shown} request{'s' if shown != 1 else ''})")
             else:
                 writer = admin.ExportWriter(
                     engine, sys.stdout, args.format, args.with_reasons, args.process
                 )
-                async for x in admin.iter_export_rows(
+                async for rows in admin.iter_export_pages(
                     engine, **filters, with_reasons=args.with_reasons
                 ):
-                    writer.write_row(x)
+                    writer.write_rows(rows)
                 writer.close()
             return 0
         finally:

@@ -201,10 +201,10 @@ async def test_the_export_has_a_column_for_the_new_field(engine):
     writers = {fmt: io.StringIO() for fmt in ("csv", "json")}
     for fmt, out in writers.items():
         writer = admin.ExportWriter(engine, out, fmt, with_reasons=False)
-        async for x in admin.iter_export_rows(
+        async for rows in admin.iter_export_pages(
             engine, since=None, until=None, status=None, process=None, with_reasons=False
         ):
-            writer.write_row(x)
+            writer.write_rows(rows)
     rows = list(csv.DictReader(io.StringIO(writers["csv"].getvalue())))
     header = list(rows[0])
     assert header.index("spent_on") < header.index("project") < header.index("destination")

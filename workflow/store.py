@@ -20,6 +20,7 @@ import redis.exceptions
 from pydantic import BaseModel
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.client import NEVER_DECODE
 
 from workflow import codec
 from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
@@ -35,7 +36,7 @@ _APPLY_LUA = resources.files("workflow").joinpath("lua", "apply.lua").read_text(
 # Read-only scripts run inside a read's pipeline by EVALSHA (loaded once per Redis on NOSCRIPT).
 READ_SCRIPTS = {
     name: resources.files("workflow").joinpath("lua", f"{name}.lua").read_text("utf-8")
-    for name in ("avail", "bodies")
+    for name in ("avail", "bodies", "page")
 }
 _READ_SHAS = {name: hashlib.sha1(text.encode()).hexdigest() for name, text in READ_SCRIPTS.items()}
 
@@ -224,7 +225,7 @@ class _Coalescer:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for calls, _ in units:
                     for name, args in calls:
-                        getattr(pipe, name)(*args)
+                        _call(pipe, name, args)
                 replies = await pipe.execute(raise_on_error=False)
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
             for _, future in units:
@@ -294,12 +295,12 @@ class Store:
             raise StoreUnavailable("The database is unreachable. Try again shortly.") from e
 
     async def _pipelined(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
-        scripted = [i for i, (name, _) in enumerate(calls) if name == "evalsha"]
+        scripted = [i for i, (name, _) in enumerate(calls) if name in ("evalsha", _EVALSHA_BYTES)]
         if scripted and self._cluster:
             # a cluster pipeline refuses EVALSHA: send the script calls beside the pipeline, at once
             plain = [c for i, c in enumerate(calls) if i not in scripted]
             got = await asyncio.gather(
-                self._pipeline(plain), *(self.redis.evalsha(*calls[i][1]) for i in scripted)
+                self._pipeline(plain), *(_call(self.redis, *calls[i]) for i in scripted)
             )
             rest, by_index = iter(got[0]), dict(zip(scripted, got[1:], strict=True))
             return [by_index[i] if i in by_index else next(rest) for i in range(len(calls))]
@@ -312,7 +313,7 @@ class Store:
             return await self._coalescer.submit(calls)
         async with self.redis.pipeline(transaction=False) as pipe:
             for name, args in calls:
-                getattr(pipe, name)(*args)
+                _call(pipe, name, args)
             return await pipe.execute()
 
 
@@ -333,9 +334,24 @@ def versioned(model: type[R], raw: Sequence[Any] | None) -> R | None:
     return record
 
 
-def script_read(name: str, keys: Sequence[str], args: Sequence[Any]) -> tuple[str, list[Any]]:
-    """The read call running one of READ_SCRIPTS on `keys` with `args`, inside a pipelined read."""
-    return ("evalsha", [_READ_SHAS[name], len(keys), *keys, *args])
+def script_read(
+    name: str, keys: Sequence[str], args: Sequence[Any], *, as_bytes: bool = False
+) -> tuple[str, list[Any]]:
+    """The read call running one of READ_SCRIPTS on `keys` with `args`, inside a pipelined read;
+    with `as_bytes`, its reply's strings are left as Redis sent them (bytes) instead of decoded:
+    for bodies handed to orjson, which reads bytes as fast, decoding them first costs as much
+    as parsing them."""
+    return (_EVALSHA_BYTES if as_bytes else "evalsha", [_READ_SHAS[name], len(keys), *keys, *args])
+
+
+_EVALSHA_BYTES = "evalsha_bytes"  # a read call's name for EVALSHA with an undecoded reply
+
+
+def _call(client: Any, name: str, args: Sequence[Any]) -> Any:
+    """Queue one read call on a pipeline (or send it on a client: then an awaitable)."""
+    if name == _EVALSHA_BYTES:
+        return client.execute_command("EVALSHA", *args, **{NEVER_DECODE: []})
+    return getattr(client, name)(*args)
 
 
 def hmget_record(key: str) -> tuple[str, Sequence[Any]]:
