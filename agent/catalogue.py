@@ -98,6 +98,19 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "read.approvals": ("{count} waiting for your approval:\n", "{count} 个申请待你审批：\n"),
     "read.nobody_out": ("Nobody is out {dates}.", "{dates} 没有人请假。"),
     "read.out": ("Out {dates}:\n", "{dates} 请假的人：\n"),
+    "read.out.page": (
+        "Out {dates}: showing {first}–{last} of {total} people across the organisation, "
+        "by first day off:\n",
+        "{dates} 全公司共 {total} 人请假，按开始日期显示第 {first}–{last} 人：\n",
+    ),
+    "read.out.rest": (
+        "Ask about your team, or about fewer days, to narrow it down.",
+        "可以只问你的团队，或问更短的日期，缩小范围。",
+    ),
+    "read.out.past": (
+        "{total} people are out {dates}: {pages} pages in all, and this page is past the last.",
+        "{dates} 共 {total} 人请假，一共 {pages} 页，这一页已超出最后一页。",
+    ),
     "word.semicolon": ("; ", "；"),
     "word.full_stop": (".", "。"),
     # dates and day counts in running text (agent/i18n.py, bot/wording.py)

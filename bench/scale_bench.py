@@ -21,7 +21,8 @@ script; see workflow/store.py). Latencies are measured on a second engine withou
 At each checkpoint (and at the end, or when --minutes of filling have passed) it measures:
 
 - confirm (submit) and decide, p50/p99 and CPU per call, on fresh leave requests;
-- who's out this week for a team and for the whole organisation (and its cost per person out);
+- who's out this week for a team, and the first page of the whole organisation's (and, apart,
+  reading the whole list page by page, which nothing in the product does);
 - my pending approvals, balances and my requests;
 - `requests list` and `requests export --format csv` of the last full month (streamed);
 - Redis used_memory, per request, also without the pending actions (which expire in 8 days);
@@ -29,6 +30,11 @@ At each checkpoint (and at the end, or when --minutes of filling have passed) it
   the filling process and of Redis, and the load average (the machine may be shared).
 
 It also times loading the organisation file with 10,000 people and `approvals-bot people --json`.
+
+`--peak-week 300,3000,8000` fills nothing: it books that many people out in one week (in
+turn, through the index writes the transitions make) and times who's out that week at each
+size: the whole organisation's first and last page (wall, this process's CPU and Redis's),
+a team's, and, apart, reading the whole list page by page.
 
 Fill once, measure later: with --redis-url the bench uses a Redis you started (e.g.
 `redis-server --port 6391 --save "" --appendonly no --dir /tmp/x`) instead of its own, and
@@ -68,12 +74,14 @@ from _rig import RedisServer, quantile  # noqa: E402
 from bench.scale_org import org_config, org_toml  # noqa: E402
 from bot import admin  # noqa: E402
 from bot.logs import configure_logging  # noqa: E402
+from workflow import whos_out  # noqa: E402
 from workflow.clock import FixedClock  # noqa: E402
 from workflow.config import load_config  # noqa: E402
 from workflow.engine import Engine  # noqa: E402
 from workflow.errors import WorkflowError  # noqa: E402
 from workflow.models import RequestStatus  # noqa: E402
-from workflow.store import connect  # noqa: E402
+from workflow.queries import OUT_PAGE  # noqa: E402
+from workflow.store import Tx, connect  # noqa: E402
 
 T = TypeVar("T")
 META = "scalebench:fill"  # the bench's own note of a kept fill: never a key the bot reads
@@ -83,6 +91,17 @@ SPAN = timedelta(days=730)
 
 def pct(values_ms: list[float]) -> dict[str, float]:
     return {"p50": round(quantile(values_ms, 0.5), 2), "p99": round(quantile(values_ms, 0.99), 2)}
+
+
+async def sample(n: int, op: Callable[[], Awaitable[Any]]) -> dict[str, float]:
+    """Wall p50/p99 of `n` calls, and this process's CPU per call (the machine is shared:
+    wall time includes waiting for a core, CPU time does not)."""
+    out, cpu0 = [], time.process_time()
+    for _ in range(n):
+        t = time.perf_counter()
+        await op()
+        out.append((time.perf_counter() - t) * 1000)
+    return {**pct(out), "cpu_ms": round((time.process_time() - cpu0) * 1000 / max(n, 1), 3)}
 
 
 class OwnRedis(RedisServer):
@@ -265,14 +284,7 @@ class Driver:
         }
 
     async def sample(self, n: int, op: Callable[[], Awaitable[Any]]) -> dict[str, float]:
-        """Wall p50/p99 of `n` calls, and this process's CPU per call (the machine is shared:
-        wall time includes waiting for a core, CPU time does not)."""
-        out, cpu0 = [], time.process_time()
-        for _ in range(n):
-            t = time.perf_counter()
-            await op()
-            out.append((time.perf_counter() - t) * 1000)
-        return {**pct(out), "cpu_ms": round((time.process_time() - cpu0) * 1000 / max(n, 1), 2)}
+        return await sample(n, op)
 
     async def measure(self, samples: int) -> dict[str, Any]:
         e, rng = self.engine, self.rng
@@ -306,7 +318,7 @@ class Driver:
             team = rng.choice(self.teams)
             return await e.who_is_out(d.team_members(team)[0].id, monday, friday, team=team)
 
-        async def org_out() -> Any:
+        async def org_out() -> Any:  # its first page, as a person asking is shown
             return await e.who_is_out(self.people[0], monday, friday)
 
         result: dict[str, Any] = {
@@ -320,7 +332,8 @@ class Driver:
             },
             "whos_out_team_week_ms": await self.sample(samples, team_out),
             "whos_out_org_week_ms": await self.sample(max(samples // 4, 20), org_out),
-            "whos_out_org_week_people": len(await org_out()),
+            "whos_out_org_week_people": (await org_out()).total,
+            "whos_out_org_week_all_pages": await whole_list(e, self.people[0], monday, friday),
             "my_approvals_ms": await self.sample(
                 samples, lambda: e.my_approvals(rng.choice(self.managers))
             ),
@@ -362,12 +375,6 @@ class Driver:
         result["requests_export_csv_month_cpu_us_per_row"] = _runs(
             [x * 1e6 / max(rows, 1) for x in cpu_export]
         )
-        result["whos_out_org_week_us_per_person_out"] = round(
-            result["whos_out_org_week_ms"]["cpu_ms"]
-            * 1000
-            / max(result["whos_out_org_week_people"], 1),
-            1,
-        )
         result["month"] = {"from": first.isoformat(), "to": last.isoformat(), "requests": rows}
         result["requests_list_month_s"] = _runs(runs_list)
         result["requests_list_first_page_s"] = _runs(runs_page)
@@ -376,6 +383,23 @@ class Driver:
             median = result[f"{key}_s"]["median"]
             result[f"{key}_rows_per_s"] = round(rows / median) if median else 0
         return result
+
+
+async def whole_list(engine: Engine, viewer: str, start: Any, end: Any) -> dict[str, Any]:
+    """Reading everyone out from `start` to `end` page by page (nothing in the product does:
+    a person is shown the first page and how to narrow it), 3 runs: seconds, and this
+    process's CPU µs per person out."""
+    runs, cpu = [], []
+    people = 0
+    for _ in range(3):
+        t, c, offset, people = time.perf_counter(), time.process_time(), 0, 0
+        while offset is not None:
+            page = await engine.who_is_out(viewer, start, end, offset=offset)
+            people += len(page.entries)
+            offset = page.next_offset
+        runs.append(time.perf_counter() - t)
+        cpu.append((time.process_time() - c) * 1e6 / max(people, 1))
+    return {"s": _runs(runs), "cpu_us_per_person": _runs(cpu), "people": people}
 
 
 def _runs(xs: list[float]) -> dict[str, float]:
@@ -444,8 +468,113 @@ def org_file_figures(people: int) -> dict[str, Any]:
     return {"load_org_file_s": _runs(loads), "people_json_s": _runs(cli)}
 
 
+async def peak_weeks(args: argparse.Namespace, url: str, result: dict[str, Any]) -> None:
+    """--peak-week: no fill; book more and more people out in one week, through the index
+    writes transitions make (whos_out.write), and time who's out that week at each size."""
+    config = org_config(args.people, org_id="scalebench")
+    clock = FixedClock(START)
+    client = connect(url)
+    if await client.dbsize():
+        raise SystemExit(f"--peak-week needs an empty Redis; {url} holds keys")
+    engine, rng = Engine(config, client, clock), random.Random(16)
+    d = engine.directory
+    people = [p.id for p in d if p.manager]
+    rng.shuffle(people)
+    viewer = people[0]
+    monday = engine.today_for(viewer) - timedelta(days=engine.today_for(viewer).weekday())
+    friday = monday + timedelta(days=4)
+    teams = sorted({d.team_of(p) for p in people})
+    booked, result["peak_weeks"] = 0, []
+    for size in sorted(args.peak_week):
+        while booked < min(size, len(people)):  # 250 leaves a write
+            tx = Tx()
+            for i in range(booked, min(booked + 250, size, len(people))):
+                start = monday + timedelta(days=i % 9 - 4)  # from the Thursday before to Friday
+                end = max(start + timedelta(days=i % 4), monday)
+                whos_out.write(
+                    tx,
+                    engine.keys,
+                    person=people[i],
+                    name=d.get(people[i]).name,
+                    team=d.team_of(people[i]),
+                    request_id=f"R-PEAK{i:06d}",
+                    fields={"start": start.isoformat(), "end": end.isoformat()},
+                    booked=True,
+                    tentative=i % 3 == 0,
+                    now=clock.now(),
+                )
+                booked += 1
+            await engine.store.apply(tx)
+        first = await engine.who_is_out(viewer, monday, friday)
+        last_offset = max(first.total - OUT_PAGE, 0)
+
+        async def team_out() -> Any:
+            team = rng.choice(teams)
+            return await engine.who_is_out(d.team_members(team)[0].id, monday, friday, team)
+
+        redis0 = await redis_cpu_s(engine)
+        first_page = await sample(args.samples, lambda: engine.who_is_out(viewer, monday, friday))
+        redis_us = (await redis_cpu_s(engine) - redis0) * 1e6 / args.samples
+        point = {
+            "people_out": first.total,
+            "whos_out_org_week_ms": first_page,
+            "whos_out_org_week_redis_cpu_us": round(redis_us, 1),
+            "whos_out_org_week_last_page_ms": await sample(
+                args.samples,
+                lambda at=last_offset: engine.who_is_out(viewer, monday, friday, offset=at),
+            ),
+            "whos_out_team_week_ms": await sample(args.samples, team_out),
+            "whos_out_org_week_all_pages": await whole_list(engine, viewer, monday, friday),
+            "load_average": [round(x, 1) for x in os.getloadavg()],
+        }
+        result["peak_weeks"].append(point)
+        print(json.dumps(point), file=sys.stderr, flush=True)
+    await client.aclose()
+
+
+def peak_table(result: dict[str, Any]) -> str:
+    pts = result["peak_weeks"]
+    rows = [
+        "| who's out this week | " + " | ".join(f"{p['people_out']:,} out" for p in pts) + " |",
+        "|" + "---|" * (len(pts) + 1),
+    ]
+
+    def ms(p: dict[str, Any], k: str) -> str:
+        return f"{p[k]['p50']} / {p[k]['p99']} ({p[k]['cpu_ms']})"
+
+    for key, name in (
+        ("whos_out_org_week_ms", "whole org, first page: p50 / p99 ms (CPU ms)"),
+        ("whos_out_org_week_last_page_ms", "whole org, last page: p50 / p99 ms (CPU ms)"),
+        ("whos_out_team_week_ms", "a team: p50 / p99 ms (CPU ms)"),
+    ):
+        rows.append(f"| {name} | " + " | ".join(ms(p, key) for p in pts) + " |")
+    rows.append(
+        "| Redis CPU µs a first page | "
+        + " | ".join(str(p["whos_out_org_week_redis_cpu_us"]) for p in pts)
+        + " |"
+    )
+    rows.append(
+        "| the whole list in pages (nothing reads it): median s (CPU µs a person) | "
+        + " | ".join(
+            f"{p['whos_out_org_week_all_pages']['s']['median']} "
+            f"({p['whos_out_org_week_all_pages']['cpu_us_per_person']['median']})"
+            for p in pts
+        )
+        + " |"
+    )
+    rows.append("| load average | " + " | ".join(str(p["load_average"]) for p in pts) + " |")
+    return "\n".join(rows)
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = {"people": args.people, "machine": {"cpus": os.cpu_count()}}
+    if args.peak_week:
+        if args.redis_url:
+            await peak_weeks(args, args.redis_url, result)
+        else:
+            with OwnRedis(args.port, args.maxmemory) as server:
+                await peak_weeks(args, server.url, result)
+        return result
     if not args.skip_org_file and not args.measure_only:
         result.update(org_file_figures(args.people))
     if args.redis_url:
@@ -599,7 +728,10 @@ def table(result: dict[str, Any]) -> str:
         ("confirm_submit_ms", "confirm (submit), p50 / p99 ms (CPU ms per call)"),
         ("decide_ms", "decide, p50 / p99 ms (CPU ms)"),
         ("whos_out_team_week_ms", "who's out this week (a team), p50 / p99 ms (CPU ms)"),
-        ("whos_out_org_week_ms", "who's out this week (whole org), p50 / p99 ms (CPU ms)"),
+        (
+            "whos_out_org_week_ms",
+            "who's out this week (whole org, its first page), p50 / p99 ms (CPU ms)",
+        ),
         ("my_approvals_ms", "my pending approvals, p50 / p99 ms (CPU ms)"),
         ("balances_ms", "balances, p50 / p99 ms (CPU ms)"),
         ("my_requests_ms", "my requests, p50 / p99 ms (CPU ms)"),
@@ -610,8 +742,12 @@ def table(result: dict[str, Any]) -> str:
             str(ratios.get(f"{key}.p99_ratio_last_over_first", "")),
         )
     row(
-        "who's out (whole org): people out that week · CPU µs per person out",
-        lambda p: f"{p['whos_out_org_week_people']:,} · {p['whos_out_org_week_us_per_person_out']}",
+        "who's out (whole org): people out that week · the whole list in pages, median s "
+        "(CPU µs per person)",
+        lambda p: (
+            f"{p['whos_out_org_week_people']:,} · {p['whos_out_org_week_all_pages']['s']['median']}"
+            f" ({p['whos_out_org_week_all_pages']['cpu_us_per_person']['median']})"
+        ),
     )
     row(
         "`requests list --all` / `export --format csv`, one month: median s (export CPU s; rows)",
@@ -686,6 +822,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--skip-org-file", action="store_true")
     parser.add_argument("--out", type=Path)
     parser.add_argument(
+        "--peak-week",
+        type=lambda s: [int(x) for x in s.split(",") if x],
+        default=[],
+        help="e.g. 300,3000,8000: fill nothing; book that many people out in one week (in "
+        "turn) and time who's out that week at each size",
+    )
+    parser.add_argument(
         "--redis-url",
         help="fill or measure this Redis (one you started, empty or a kept fill) instead of "
         "starting one; it is left filled, and filling it again resumes where it stopped",
@@ -704,7 +847,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(text)
     if args.out:
         args.out.write_text(text + "\n", "utf-8")
-    print(table(result), file=sys.stderr)
+    print(peak_table(result) if args.peak_week else table(result), file=sys.stderr)
     return result
 
 

@@ -295,7 +295,8 @@ def _migrate(settings: Settings, args: argparse.Namespace) -> int:
             await runtime.close()
         print(
             f"moved {done.away} approved leaves, {done.delegations} delegations and "
-            f"{done.calendar} calendar entries to the new indexes; rewrote {done.requests} requests"
+            f"{done.calendar} calendar entries to the new indexes, {done.out_weeks} leaves to the "
+            f"organisation's day indexes of who is out; rewrote {done.requests} requests"
         )
         return 0
 

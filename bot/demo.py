@@ -110,7 +110,7 @@ async def run_demo(
     outs = await engine.who_is_out("lisi", date(2026, 12, 1), date(2026, 12, 31))
     out(
         "   who is out in December (names and dates only): "
-        + "; ".join(f"{o.name} {o.start}–{o.end}" for o in outs)
+        + "; ".join(f"{o.name} {o.start}–{o.end}" for o in outs.entries)
     )
     out("   history of " + req.id + ":")
     for h in final.history:

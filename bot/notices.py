@@ -99,7 +99,9 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
         # decided since it was queued: nothing to nag about
         return Plan(None, [Notice(Kind.DIGEST, data.person)] if pending else [], pending=pending)
     if isinstance(data, WeeklyOut):
-        out = await engine.who_is_out(data.person, data.start, data.end, data.team)
+        # a manager's weekly note is about their team (the scheduler names it): a whole list
+        team = data.team or engine.directory.team_of(data.person)
+        out = (await engine.who_is_out(data.person, data.start, data.end, team)).entries
         notices = [Notice(Kind.WEEKLY_OUT, data.person)]
         return Plan(None, notices, out=out, start=data.start, end=data.end)
     [raw] = await engine.store.read(hmget_record(engine.keys.request(event.request_id)))

@@ -48,7 +48,9 @@ async def state(engine: Engine, *people: str) -> dict[str, Any]:
         "outbox": await r.xlen(k.outbox),
         "calendar": [
             o.as_dict()
-            for o in await engine.who_is_out("liuyang", date(2026, 11, 1), date(2027, 3, 1))
+            for o in (
+                await engine.who_is_out("liuyang", date(2026, 11, 1), date(2027, 3, 1))
+            ).entries
         ],
     }
     for p in people or ("zhangsan", "wangfang", "liuyang", "lisi"):

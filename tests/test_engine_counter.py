@@ -37,7 +37,7 @@ async def _countered(engine: Engine, dates: Dates = WED_THU):
 
 async def _calendar(engine: Engine) -> list[tuple[str, str, str]]:
     out = await engine.who_is_out("liuyang", date(2026, 12, 1), date(2026, 12, 31))
-    return [(o.person, o.start.isoformat(), o.end.isoformat()) for o in out]
+    return [(o.person, o.start.isoformat(), o.end.isoformat()) for o in out.entries]
 
 
 async def test_a_suggestion_is_recorded_and_changes_nothing_else(engine: Engine):

@@ -31,7 +31,7 @@ async def test_who_is_out_shows_names_and_dates_only(engine: Engine):
     await engine.decide(sick.id, 0, "wangfang", "approve")
     await engine.decide(sick.id, 1, "liuyang", "approve")
     await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
-    out = await engine.who_is_out("priya", date(2026, 12, 1), date(2026, 12, 31))
+    out = (await engine.who_is_out("priya", date(2026, 12, 1), date(2026, 12, 31))).entries
     assert [(o.person, o.tentative) for o in out] == [("zhangsan", False), ("oliver", True)]
     text = json.dumps([o.as_dict() for o in out], ensure_ascii=False)
     assert "sick" not in text and "flu" not in text
@@ -45,10 +45,52 @@ async def test_who_is_out_shows_names_and_dates_only(engine: Engine):
         "tentative",
     }
     sales = await engine.who_is_out("priya", date(2026, 12, 1), date(2026, 12, 31), team="sales")
-    assert [o.person for o in sales] == ["oliver"]
-    assert await engine.who_is_out("priya", date(2027, 2, 1), date(2027, 2, 5)) == []
+    assert [o.person for o in sales.entries] == ["oliver"]
+    assert (await engine.who_is_out("priya", date(2027, 2, 1), date(2027, 2, 5))).entries == []
     with pytest.raises(ValidationFailed, match="before"):
         await engine.who_is_out("priya", date(2026, 12, 5), date(2026, 12, 1))
+
+
+async def test_a_leave_is_in_the_organisations_list_once_whatever_happens_to_it(engine: Engine):
+    """Pending, then approved: the organisation's list shows the leave once, with its status; a
+    withdrawn one goes; a new name at approval replaces the old one, never beside it."""
+    from datetime import datetime
+
+    from workflow import whos_out
+    from workflow.store import Tx
+
+    days = (date(2026, 12, 1), date(2026, 12, 31))
+    req = await submitted(engine, fields=ANNUAL_2_DAYS)
+    [pending] = (await engine.who_is_out("priya", *days)).entries
+    assert (pending.person, pending.tentative) == ("zhangsan", True)
+    await engine.decide(req.id, 0, "wangfang", "approve")
+    page = await engine.who_is_out("priya", *days)
+    assert [(o.person, o.tentative) for o in page.entries] == [("zhangsan", False)]
+    assert page.total == 1
+    other = await submitted(engine, actor="lisi", fields=ANNUAL_2_DAYS)
+    assert (await engine.who_is_out("priya", *days)).total == 2
+    await engine.withdraw(other.id, "lisi")
+    assert [o.person for o in (await engine.who_is_out("priya", *days)).entries] == ["zhangsan"]
+
+    now = datetime(2026, 12, 2, 9, 0, tzinfo=engine.directory.timezone_of("lisi"))
+    r, fields = engine.store.redis, {"start": "2026-12-09", "end": "2026-12-10"}
+    for name, tentative in (("Li Si", True), ("Si Li", False)):  # renamed before approval
+        tx = Tx()
+        whos_out.write(
+            tx,
+            engine.keys,
+            person="lisi",
+            name=name,
+            team="t",
+            request_id="R-1",
+            fields=fields,
+            booked=True,
+            tentative=tentative,
+            now=now,
+        )
+        await engine.store.apply(tx)
+    [member] = await r.zrange(engine.keys.out_day(date(2026, 12, 10)), 0, -1)
+    assert member.startswith("Si Li\x1f") and member.endswith("|a")
 
 
 async def test_the_approvers_view_shows_teammates_out_and_the_balance_after(engine: Engine):
@@ -122,7 +164,8 @@ async def test_old_leave_leaves_the_calendar_so_transitions_do_not_slow_down(eng
     r = engine.store.redis
     ledger = engine.keys.ledger("zhangsan")
     assert [
-        o.person for o in await engine.who_is_out("lisi", old.leave_start(), old.leave_end())
+        o.person
+        for o in (await engine.who_is_out("lisi", old.leave_start(), old.leave_end())).entries
     ] == ["zhangsan"]
     assert await r.hget(engine.keys.away_by, "zhangsan") == f"2026-12-15|2026-12-14|{old.id}"
     assert await r.hexists(ledger, f"leave:{old.id}")
@@ -132,10 +175,10 @@ async def test_old_leave_leaves_the_calendar_so_transitions_do_not_slow_down(eng
         actor="lisi",
         fields={"leave_type": "annual", "start": "2027-06-21", "end": "2027-06-22"},
     )
-    week = engine.keys.out_week(date(2026, 12, 14))
-    assert (
-        await r.pttl(week) > 0
-    )  # the week's bucket goes 120 days after the week (real Redis time)
+    # the team's week and the organisation's days go 120 days after them (real Redis time)
+    week = engine.keys.out_week(date(2026, 12, 14), engine.directory.team_of("zhangsan"))
+    assert await r.pttl(week) > 0
+    assert await r.pttl(engine.keys.out_day(date(2026, 12, 15))) > 0
     new = await submitted(
         engine, fields={"leave_type": "annual", "start": "2027-06-28", "end": "2027-06-29"}
     )

@@ -241,7 +241,8 @@ async def test_200_concurrent_approvals_and_rejections_let_exactly_one_win(
     events = await request_events(e0, req.id)
     r = e0.store.redis
     calendar = {
-        o.person for o in await e0.who_is_out("wangfang", req.leave_start(), req.leave_end())
+        o.person
+        for o in (await e0.who_is_out("wangfang", req.leave_start(), req.leave_end())).entries
     }
     ledger = await r.hgetall(e0.keys.ledger("zhangsan"))
     if won == "approve":

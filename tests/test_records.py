@@ -97,10 +97,41 @@ async def test_migrate_moves_the_older_indexes_over(engine: Engine):
     assert (done.away, done.calendar) == (1, 1)
     assert not await r.exists(k.away, k.leave_calendar)
     out = await engine.who_is_out("lisi", date(2026, 12, 1), date(2026, 12, 4))
-    assert [o.person for o in out] == ["wangfang"]
+    assert [o.person for o in out.entries] == ["wangfang"]
     req = await submitted(engine, fields=ANNUAL_2_DAYS)
     assert req.open_step().assignee == "david"  # wangfang is away: her manager holds it
     assert (await migrate(engine)).away == 0
+
+
+async def test_migrate_moves_the_organisations_week_buckets_to_its_day_indexes(engine: Engine):
+    """Leave in the older whole-organisation week buckets is listed a page at a time after
+    `approvals-bot migrate`, once per leave however many weeks it spans; the old buckets go
+    and the teams' stay; a second run moves nothing."""
+    r, k = engine.store.redis, engine.keys
+    old_week = k.old_out_weeks.removesuffix("*")
+    team_key = k.out_week(date(2026, 11, 30), "product")
+    await r.hset(team_key, "lisi|R-A", "2026-12-03|2026-12-08||a")
+    await r.hset(
+        old_week + "2026-11-30",
+        mapping={
+            "lisi|R-A": "2026-12-03|2026-12-08||a",
+            "oliver|R-B": "2026-12-01|2026-12-01|s|p",
+            "someone-who-left|R-C": "2026-12-01|2026-12-02||a",
+        },
+    )
+    await r.hset(old_week + "2026-12-07", "lisi|R-A", "2026-12-03|2026-12-08||a")
+    done = await migrate(engine)
+    assert done.out_weeks == 2
+    assert not await r.exists(old_week + "2026-11-30", old_week + "2026-12-07")
+    assert await r.exists(team_key)
+    week = await engine.who_is_out("zhangsan", date(2026, 11, 30), date(2026, 12, 11))
+    assert [(o.person, o.start_half, o.tentative) for o in week.entries] == [
+        ("oliver", True, True),
+        ("lisi", False, False),
+    ]
+    later = await engine.who_is_out("zhangsan", date(2026, 12, 8), date(2026, 12, 8))
+    assert [o.person for o in later.entries] == ["lisi"]
+    assert (await migrate(engine)).out_weeks == 0
 
 
 async def test_a_list_reads_a_records_own_fields_without_its_steps(engine: Engine):

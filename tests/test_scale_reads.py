@@ -153,42 +153,86 @@ async def test_an_approver_on_leave_is_still_routed_past(engine: Engine):
     assert step.assignee == engine.directory.get(manager).manager
 
 
+async def book_out(engine: Engine, leaves: list[tuple[str, date, date]], first: int = 0) -> None:
+    """Book each (person, first day, last day) into the who's-out indexes with the write the
+    transitions make, 250 a write; every third is still pending."""
+    d = engine.directory
+    now = datetime(2026, 12, 2, 9, 0, tzinfo=d.timezone_of(leaves[0][0]))
+    for at in range(0, len(leaves), 250):
+        tx = Tx()
+        for i, (pid, start, end) in enumerate(leaves[at : at + 250], first + at):
+            whos_out.write(
+                tx,
+                engine.keys,
+                person=pid,
+                name=d.get(pid).name,
+                team=d.team_of(pid),
+                request_id=f"R-{i:08d}",
+                fields={"start": start.isoformat(), "end": end.isoformat()},
+                booked=True,
+                tentative=i % 3 == 0,
+                now=now,
+            )
+        await engine.store.apply(tx)
+
+
 async def test_whos_out_this_week_reads_this_weeks_buckets_only(engine: Engine):
-    """With leave booked over a whole year, a week's question reads one key and the team's
-    question reads the team's: the answer lists the week's people and no one else."""
+    """With leave booked over a whole year, the organisation's week is one read of that week's
+    days and the team's is its week's bucket: each lists the week's people and no one else."""
     d = engine.directory
     lead = d.get("p02003").manager
     team = d.team_of("p02003")
     members = [p.id for p in d.team_members(team)]
     outsiders = [p.id for p in d if d.team_of(p.id) != team][:300]
-    now = datetime(2026, 12, 2, 9, 0, tzinfo=d.timezone_of(lead))
-    tx = Tx()
+    leaves = []
     for i, pid in enumerate(outsiders + members):
-        week = (i % 50) * 7  # spread over 50 weeks from 30 November
-        start = date(2026, 11, 30) + timedelta(days=week)
-        fields = {"start": start.isoformat(), "end": (start + timedelta(days=1)).isoformat()}
-        whos_out.write(
-            tx,
-            engine.keys,
-            person=pid,
-            team=d.team_of(pid),
-            request_id=f"R-{i:08d}",
-            fields=fields,
-            booked=True,
-            tentative=False,
-            now=now,
-        )
-    await engine.store.apply(tx)
+        start = date(2026, 11, 30) + timedelta(days=(i % 50) * 7)  # over 50 weeks from 30 Nov
+        leaves.append((pid, start, start + timedelta(days=1)))
+    await book_out(engine, leaves)
     log = ReadLog(engine)
     week = (date(2026, 11, 30), date(2026, 12, 4))
     everyone = await engine.who_is_out(lead, *week)
-    assert len(log.calls) == 1 and log.calls[0][1] == [engine.keys.out_week(week[0])]
+    days = [engine.keys.out_day(week[0] + timedelta(days=i)) for i in range(5)]
+    assert log.calls == [("evalsha", days)]
     expected = {pid for i, pid in enumerate(outsiders + members) if i % 50 == 0}
-    assert {o.person for o in everyone} == expected
+    assert {o.person for o in everyone.entries} == expected and everyone.total == len(expected)
     log.reset()
     mine = await engine.who_is_out(lead, *week, team=team)
     assert log.calls == [("hgetall", [engine.keys.out_week(week[0], team)])]
-    assert {o.person for o in mine} == expected & set(members)
+    assert {o.person for o in mine.entries} == expected & set(members)
+
+
+async def test_the_organisations_who_is_out_comes_a_page_at_a_time(engine: Engine):
+    """665 of 2,000 people out Wednesday to Friday: the first page is the 50 who left first
+    (then by name), with the total; its read is the size it was with 82 out; the pages
+    together list each person once, in that order."""
+    d = engine.directory
+    people = [p.id for p in d][:2_000]
+    leaves = []
+    for i, pid in enumerate(people):
+        start = date(2026, 11, 23) + timedelta(days=i % 12)  # some from the week before
+        leaves.append((pid, start, start + timedelta(days=i % 4)))
+    booked = {pid: (start, end) for pid, start, end in leaves}
+    await book_out(engine, leaves[:250])  # 82 of them are out from Wednesday 2 December to Friday
+    log = ReadLog(engine)
+    few = await engine.who_is_out(people[0], date(2026, 12, 2), date(2026, 12, 4))
+    few_bytes = log.bytes
+    await book_out(engine, leaves[250:], first=250)
+    wednesday, friday = date(2026, 12, 2), date(2026, 12, 4)
+    out = {p for p, (s, e) in booked.items() if s <= friday and e >= wednesday}
+    want = sorted(out, key=lambda p: (booked[p][0], d.get(p).name))
+    assert len(few.entries) == 50 and few.total * 8 < len(want)
+    log.reset()
+    page = await engine.who_is_out(people[0], wednesday, friday)
+    assert page.total == len(want) and len(page.entries) == 50
+    assert [o.person for o in page.entries] == want[:50]
+    assert len(log.calls) == 1 and log.bytes < few_bytes * 1.2  # the page, not all who are out
+    seen = [o.person for o in page.entries]
+    while page.next_offset is not None:
+        page = await engine.who_is_out(people[0], wednesday, friday, offset=page.next_offset)
+        seen += [o.person for o in page.entries]
+    assert seen == want
+    assert all(o.tentative == (int(o.request_id[2:]) % 3 == 0) for o in page.entries)
 
 
 async def delegate_many(engine: Engine, people: list[str], to: str | None = None) -> None:
@@ -237,3 +281,29 @@ async def test_a_scheduler_tick_reads_whos_due_not_the_directory(engine: Engine)
     assert log.calls == [("zrangebyscore", [engine.keys.periodic_due])] and log.writes == 0
     due = await engine.store.redis.zcard(engine.keys.periodic_due)
     assert due >= len(engine.directory)  # a digest per person, a weekly per manager
+
+
+@pytest.mark.parametrize("locale", ["en", "zh"])
+async def test_asking_who_is_out_in_the_organisation_says_how_many_and_how_to_narrow(
+    engine: Engine, locale: str
+):
+    """120 out: the answer lists 50, says it shows 1–50 of 120 and how to narrow it, and
+    offers page 2 to the model; page 3 lists the last 20 and offers no more."""
+    from agent.tools.base import ToolContext
+    from agent.tools.read import WhoIsOutArgs, who_is_out
+
+    people = [p.id for p in engine.directory][:120]
+    await book_out(engine, [(p, date(2026, 12, 3), date(2026, 12, 4)) for p in people])
+    ctx = ToolContext(engine, engine.person(people[0]), date(2026, 12, 2), locale, "t:1")
+    first = await who_is_out(ctx, WhoIsOutArgs(start="2026-12-03", scope="all"))
+    lines = first.summary.splitlines()
+    assert len(first.data["out"]) == 50 and first.data["total"] == 120
+    assert first.data["next_page"] == 2 and len(lines) == 52
+    assert ("1–50" in lines[0] and "120" in lines[0]) and (
+        "团队" if locale == "zh" else "team"
+    ) in lines[-1]
+    last = await who_is_out(ctx, WhoIsOutArgs(start="2026-12-03", scope="all", page=3))
+    assert len(last.data["out"]) == 20 and last.data["next_page"] is None
+    assert "101–120" in last.summary and len(last.summary.splitlines()) == 21
+    team = await who_is_out(ctx, WhoIsOutArgs(start="2026-12-03"))  # a team's: everyone in it
+    assert team.data["total"] == len(team.data["out"]) > 0

@@ -332,8 +332,13 @@ def _redate(
         tx.hincrbyfloat(ledger, leave.reserved_field(int(year), leave_type), -float(days))
     for year, days in derived["days_by_year"].items():
         tx.hincrbyfloat(ledger, leave.reserved_field(int(year), leave_type), float(days))
-    team = engine.directory.team_of(req.requester)
-    common = {"person": req.requester, "team": team, "request_id": req.id, "now": change.now}
+    common = {
+        "person": req.requester,
+        "name": engine.directory.get(req.requester).name,
+        "team": engine.directory.team_of(req.requester),
+        "request_id": req.id,
+        "now": change.now,
+    }
     whos_out.write(tx, keys, **common, fields=req.fields, booked=False, tentative=True)
     req.fields, req.derived = clean, derived
     entry = leave.entry_for(req.id, req.requester, clean, RequestStatus.PENDING)

@@ -92,7 +92,8 @@ async def team_leave(queries: Queries, person_id: str, today: date) -> list[OutE
     """Approved leave of the person's team (as who's-out defines it), themselves included."""
     team = queries.directory.team_of(person_id)
     start, end = today - timedelta(days=WINDOW_BACK), today + timedelta(days=WINDOW_AHEAD)
-    return [o for o in await queries.who_is_out(person_id, start, end, team) if not o.tentative]
+    out = await queries.who_is_out(person_id, start, end, team)
+    return [o for o in out.entries if not o.tentative]
 
 
 def to_ical(

@@ -46,10 +46,26 @@ class OrgKeys:
         """Sorted set of every submitted request id, scored by submission time (ms)."""
         return f"{self.tag}:requests"
 
-    def out_week(self, monday: date, team: str | None = None) -> str:
-        """Hash `<person>|<request>` → `start|end|halves|status`: leave touching the week that
-        starts on `monday`, for the whole organisation or one team (see whos_out.py)."""
-        return f"{self.tag}:out:{monday.isoformat()}" + (f":{team}" if team else "")
+    def out_week(self, monday: date, team: str) -> str:
+        """Hash `<person>|<request>` → `start|end|halves|status`: a team's leave touching the
+        week that starts on `monday` (see whos_out.py)."""
+        return f"{self.tag}:out:{monday.isoformat()}:{team}"
+
+    @property
+    def old_out_weeks(self) -> str:
+        """(Older layout, read only by `approvals-bot migrate`) the pattern of the whole
+        organisation's week hashes, `<tag>:out:<monday>`, laid out as a team's week."""
+        return f"{self.tag}:out:*"
+
+    def out_day(self, day: date) -> str:
+        """Sorted set: the whole organisation's leave touching `day`, scored by its first day,
+        members sorting by name (see whos_out.py)."""
+        return f"{self.tag}:outd:{day.isoformat()}"
+
+    def out_members(self, monday: date) -> str:
+        """Hash `<person>|<request>` → the leave's member in the `out_day` sets, for leave
+        ending in the week that starts on `monday`."""
+        return f"{self.tag}:outm:{monday.isoformat()}"
 
     @property
     def leave_calendar(self) -> str:

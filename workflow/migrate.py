@@ -7,6 +7,8 @@ are not read any more, so this moves them over once:
 - approved leave not yet ended (`away`) → the per-person index `away_by`;
 - delegations not yet ended (`delegations`) → `deleg_by` and `deleg_to`;
 - the leave calendar (`leave_calendar`) → the week buckets of who is out;
+- the whole organisation's week buckets of who is out (`<org>:out:<monday>`) → its day indexes
+  (whos_out.py), which list the organisation a page at a time;
 - every request still open gets its routing reach; every request is rewritten compact.
 
 It is idempotent: running it twice changes nothing the second time. The old keys are
@@ -16,6 +18,7 @@ deleted at the end (with --keep-old they stay).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from workflow import away, whos_out
 from workflow.codec import OLD_FIELD
@@ -32,6 +35,7 @@ class Migrated:
     away: int = 0
     delegations: int = 0
     calendar: int = 0
+    out_weeks: int = 0  # leaves moved from the organisation's week buckets to its day indexes
     requests: int = 0
 
 
@@ -57,6 +61,7 @@ async def migrate(engine: Engine, *, keep_old: bool = False) -> Migrated:
             tx,
             keys,
             person=e.person,
+            name=engine.directory.get(e.person).name,
             team=engine.directory.team_of(e.person),
             request_id=e.request_id,
             fields={
@@ -72,12 +77,51 @@ async def migrate(engine: Engine, *, keep_old: bool = False) -> Migrated:
         done.calendar += 1
     if tx.ops:
         await engine.store.apply(tx)
+    done.out_weeks = await _index_org_weeks(engine, keep_old=keep_old)
     done.requests = await _rewrite_requests(engine)
     if not keep_old:
         await engine.store.apply(
             Tx().delete(keys.away).delete(keys.leave_calendar).delete(keys.leave_ends)
         )
     return done
+
+
+async def _index_org_weeks(engine: Engine, *, keep_old: bool) -> int:
+    """Put the leave of the organisation's week buckets (older layout) in its day indexes, a
+    few dozen leaves a write, then drop those buckets. A team's buckets stay as they are."""
+    keys, r, now = engine.keys, engine.store.redis, engine.clock.now()
+    prefix = keys.old_out_weeks.removesuffix("*")
+    old = [
+        k async for k in r.scan_iter(match=keys.old_out_weeks, count=1000) if _is_week(k, prefix)
+    ]
+    seen: set[str] = set()  # a leave over several weeks is in each of their buckets
+    tx = Tx()
+    for key in sorted(old):
+        for field, stored in (await r.hgetall(key)).items():
+            person = field.partition("|")[0]
+            if field in seen or engine.directory.find(person) is None:
+                continue
+            seen.add(field)
+            start, end = (date.fromisoformat(d) for d in stored.split("|")[:2])
+            member = whos_out.member_of(engine.directory.get(person).name, field, stored)
+            whos_out.write_days(tx, keys, field=field, start=start, end=end, member=member, now=now)
+            if len(tx.ops) >= PAGE:
+                await engine.store.apply(tx)
+                tx = Tx()
+        if not keep_old:
+            tx.delete(key)
+    if tx.ops:
+        await engine.store.apply(tx)
+    return len(seen)
+
+
+def _is_week(key: str, prefix: str) -> bool:
+    """`<prefix><monday>` exactly: the organisation's bucket, not a team's (`…:<monday>:<team>`)."""
+    rest = key.removeprefix(prefix)
+    try:
+        return len(rest) == 10 and date.fromisoformat(rest).weekday() == 0
+    except ValueError:
+        return False
 
 
 async def _rewrite_requests(engine: Engine) -> int:

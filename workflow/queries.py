@@ -20,13 +20,15 @@ from workflow.store import Store, hmget_record, versioned
 
 # Who may read any request's details, besides its requester and its approvers.
 READ_ALL_ROLE = "hr"
-# The longest span one "who is out" question may cover (each week is one read).
+# The longest span one "who is out" question may cover (a team's weeks, or the organisation's
+# days, are all read in one round trip).
 MAX_OUT_DAYS = 400
+# People on one page of the whole organisation's who-is-out: what a person reads in one message.
+OUT_PAGE = 50
 
 
 class OutEntry(NamedTuple):
-    """Someone out of office on some days: names and dates only, never the type or reason
-    (a tuple, like whos_out.Booked: a whole organisation's week makes thousands)."""
+    """Someone out of office on some days: names and dates only, never the type or reason."""
 
     person: str
     name: str
@@ -47,6 +49,15 @@ class OutEntry(NamedTuple):
             "end_half": self.end_half,
             "tentative": self.tentative,
         }
+
+
+class OutPage(NamedTuple):
+    """Who is out: a team's people all, or one page of the whole organisation's, with how
+    many are out in all and the offset of the next page (None on the last)."""
+
+    entries: list[OutEntry]
+    total: int
+    next_offset: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,8 +97,8 @@ class Queries:
             known = ", ".join(self.config.processes_by_key)
             raise NotFound(f"There is no process {key!r}; the processes are: {known}.") from None
 
-    async def _booked(self, start: date, end: date, team: str | None) -> list[whos_out.Booked]:
-        """Leave (pending and approved) touching the days from start to end: the weeks' buckets only."""
+    async def _booked(self, start: date, end: date, team: str) -> list[whos_out.Booked]:
+        """A team's leave (pending and approved) touching the days from start to end: its weeks only."""
         buckets = await self.store.read(*whos_out.reads(self.keys, start, end, team))
         return whos_out.parse(buckets, start, end)
 
@@ -199,9 +210,18 @@ class Queries:
         }
 
     async def who_is_out(
-        self, viewer: str, start: date, end: date, team: str | None = None
-    ) -> list[OutEntry]:
-        """Who is on (approved or pending) leave between two dates; names and dates only."""
+        self,
+        viewer: str,
+        start: date,
+        end: date,
+        team: str | None = None,
+        *,
+        offset: int = 0,
+        limit: int = OUT_PAGE,
+    ) -> OutPage:
+        """Who is on (approved or pending) leave between two dates, names and dates only, by
+        first day then name: a team's people all, or the whole organisation's `limit` from
+        `offset` on, read in one round trip whatever the number out."""
         self.person(viewer)
         if end < start:
             raise ValidationFailed(f"The end date {end} is before the start date {start}.")
@@ -209,10 +229,24 @@ class Queries:
             raise ValidationFailed(
                 f"Ask about at most {MAX_OUT_DAYS} days at a time; {start} to {end} is longer."
             )
-        return self._out_from(await self._booked(start, end, team), team)
+        if team is not None:
+            entries = self._out_from(await self._booked(start, end, team), team)
+            return OutPage(entries, len(entries))
+        offset = max(offset, 0)
+        [reply] = await self.store.read(whos_out.page_read(self.keys, start, end, offset, limit))
+        page = whos_out.parse_page(reply)
+        after = offset + len(page.booked)
+        # in the index's order already (its names are those at booking); leavers are left out
+        entries = self._out_from(page.booked, None, ordered=True)
+        return OutPage(entries, page.total, after if after < page.total else None)
 
     def _out_from(
-        self, booked: list[whos_out.Booked], team: str | None, exclude: str | None = None
+        self,
+        booked: list[whos_out.Booked],
+        team: str | None,
+        exclude: str | None = None,
+        *,
+        ordered: bool = False,
     ) -> list[OutEntry]:
         out = []
         for e in booked:
@@ -234,7 +268,7 @@ class Queries:
                     e.request_id,
                 )
             )
-        return sorted(out, key=lambda o: (o.start, o.name))
+        return out if ordered else sorted(out, key=lambda o: (o.start, o.name))
 
     async def pending_action(self, pending_id: str, viewer: str) -> PendingAction:
         """A pending action, for the one person it is bound to."""

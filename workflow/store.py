@@ -36,7 +36,7 @@ _APPLY_LUA = resources.files("workflow").joinpath("lua", "apply.lua").read_text(
 # Read-only scripts run inside a read's pipeline by EVALSHA (loaded once per Redis on NOSCRIPT).
 READ_SCRIPTS = {
     name: resources.files("workflow").joinpath("lua", f"{name}.lua").read_text("utf-8")
-    for name in ("avail", "bodies", "page")
+    for name in ("avail", "bodies", "page", "outpage")
 }
 _READ_SHAS = {name: hashlib.sha1(text.encode()).hexdigest() for name, text in READ_SCRIPTS.items()}
 
@@ -105,6 +105,14 @@ class Tx:
 
     def zrem(self, key: str, member: str) -> Tx:
         self.ops.append(["zrem", self._k(key), member])
+        return self
+
+    def zswap(
+        self, key: str, members: str, name: str, score: float, member: str, ttl_ms: int
+    ) -> Tx:
+        """Replace in sorted set `key` the member that hash `members` holds under `name` by
+        `member` ('' removes it), keeping `key` for `ttl_ms`. The hash itself is not changed."""
+        self.ops.append(["zswap", self._k(key), self._k(members), name, score, member, ttl_ms])
         return self
 
     def sadd(self, key: str, member: str) -> Tx:

@@ -235,6 +235,7 @@ def move_leave(
         tx,
         keys,
         person=req.requester,
+        name=s.directory.get(req.requester).name,
         team=s.directory.team_of(req.requester),
         request_id=req.id,
         fields=req.fields,

@@ -19,6 +19,7 @@ from agent.tools.describe import (
     where_it_is,
 )
 from workflow.models import RequestStatus
+from workflow.queries import OUT_PAGE
 
 # Date arguments say which day they are, never how to write it: the system prompt says that
 # once (YYYY-MM-DD or the user's own words, resolved by code in the user's timezone).
@@ -204,23 +205,48 @@ class WhoIsOutArgs(ToolArgs):
     start: str = Field(max_length=60)
     end: str | None = Field(default=None, max_length=60, description="Omit for one day.")
     scope: Literal["team", "all"] = Field(default="team", description="Omit for the user's team.")
+    page: int = Field(
+        default=1,
+        ge=1,
+        le=1000,
+        description="Omit for the first; the whole organisation's answer comes a page at a "
+        "time, and its next_page says which to ask for.",
+    )
 
 
 async def who_is_out(ctx: ToolContext, args: WhoIsOutArgs) -> Observation:
     s = span(ctx, args.start, args.end, None, False, False)
     engine, loc = ctx.engine, ctx.locale
     team = engine.directory.team_of(ctx.actor.id) if args.scope == "team" else None
-    out = await engine.who_is_out(ctx.actor.id, s.start, s.end, team)
-    rows = [o.as_dict() for o in out]
+    offset = (args.page - 1) * OUT_PAGE
+    out = await engine.who_is_out(ctx.actor.id, s.start, s.end, team, offset=offset)
+    rows = [o.as_dict() for o in out.entries]
     dates = fmt_range(s.start, s.end, False, False, loc)
+    if not out.total:
+        return ok(say("read.nobody_out", loc, dates=dates), out=[], total=0)
     if not rows:
-        return ok(say("read.nobody_out", loc, dates=dates), out=[])
+        pages = -(-out.total // OUT_PAGE)
+        summary = say("read.out.past", loc, dates=dates, total=f"{out.total:,}", pages=pages)
+        return ok(summary, out=[], total=out.total)
     lines = [
         f"{o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, loc)}"
         + (say("value.awaiting", loc) if o.tentative else "")
-        for o in out
+        for o in out.entries
     ]
-    return ok(say("read.out", loc, dates=dates) + "\n".join(lines), out=rows)
+    if len(rows) == out.total:  # everyone: a team, or an organisation with few out
+        return ok(say("read.out", loc, dates=dates) + "\n".join(lines), out=rows, total=out.total)
+    head = say(
+        "read.out.page",
+        loc,
+        dates=dates,
+        total=f"{out.total:,}",
+        first=offset + 1,
+        last=offset + len(rows),
+    )
+    more = out.next_offset is not None
+    summary = head + "\n".join(lines) + ("\n" + say("read.out.rest", loc) if more else "")
+    next_page = args.page + 1 if more else None
+    return ok(summary, out=rows, total=out.total, page=args.page, next_page=next_page)
 
 
 READ_TOOLS: list[Tool] = [

@@ -11,10 +11,10 @@ for _, g in ipairs(spec.g) do
 end
 local known = {put=1, hset=1, hdel=1, hincrby=1, hincrbyfloat=1, zadd=1, zrem=1,
                sadd=1, srem=1, pexpire=1, persist=1, xadd=1,
-               zremrangebyscore=1, zprune=1, span=1, lprune=1, del=1}
+               zremrangebyscore=1, zprune=1, zswap=1, span=1, lprune=1, del=1}
 for _, o in ipairs(spec.o) do
   -- validate everything first: Redis does not roll back a script that fails half way
-  if not known[o[1]] or not KEYS[o[2]] or (o[1] == 'zprune' and not KEYS[o[3]]) then
+  if not known[o[1]] or not KEYS[o[2]] or ((o[1] == 'zprune' or o[1] == 'zswap') and not KEYS[o[3]]) then
     return redis.error_reply('apply.lua: bad operation ' .. tostring(o[1]))
   end
 end
@@ -57,6 +57,17 @@ for _, o in ipairs(spec.o) do
       redis.call('HDEL', KEYS[o[3]], f)
     end
     redis.call('ZREMRANGEBYSCORE', k, '-inf', o[4])
+  elseif op == 'zswap' then
+    -- replace in the sorted set the member the hash KEYS[o[3]] holds under field o[4] by o[6]
+    -- (score o[5]; '' only removes it), then keep the set o[7] ms
+    local old = redis.call('HGET', KEYS[o[3]], o[4])
+    if old and old ~= o[6] then
+      redis.call('ZREM', k, old)
+    end
+    if o[6] ~= '' then
+      redis.call('ZADD', k, o[5], o[6])
+      redis.call('PEXPIRE', k, o[7])
+    end
   elseif op == 'span' then
     -- a list kept in one hash field, items "YYYY-MM-DD|..." (their last day first) joined by ';':
     -- drop items ended before o[6] and the item o[5], then add the item o[4] ('' adds nothing)
