@@ -485,6 +485,7 @@ async def peak_weeks(args: argparse.Namespace, url: str, result: dict[str, Any])
     friday = monday + timedelta(days=4)
     teams = sorted({d.team_of(p) for p in people})
     booked, result["peak_weeks"] = 0, []
+    memory0 = int((await client.info("memory"))["used_memory"])
     for size in sorted(args.peak_week):
         while booked < min(size, len(people)):  # 250 leaves a write
             tx = Tx()
@@ -515,8 +516,11 @@ async def peak_weeks(args: argparse.Namespace, url: str, result: dict[str, Any])
         redis0 = await redis_cpu_s(engine)
         first_page = await sample(args.samples, lambda: engine.who_is_out(viewer, monday, friday))
         redis_us = (await redis_cpu_s(engine) - redis0) * 1e6 / args.samples
+        used = int((await client.info("memory"))["used_memory"]) - memory0
         point = {
             "people_out": first.total,
+            # the leaves' team week buckets, organisation day indexes and member hashes
+            "whos_out_bytes_per_leave": round(used / max(booked, 1)),
             "whos_out_org_week_ms": first_page,
             "whos_out_org_week_redis_cpu_us": round(redis_us, 1),
             "whos_out_org_week_last_page_ms": await sample(
@@ -560,6 +564,11 @@ def peak_table(result: dict[str, Any]) -> str:
             f"({p['whos_out_org_week_all_pages']['cpu_us_per_person']['median']})"
             for p in pts
         )
+        + " |"
+    )
+    rows.append(
+        "| Redis memory a leave (team weeks, organisation days, members), bytes | "
+        + " | ".join(f"{p['whos_out_bytes_per_leave']:,}" for p in pts)
         + " |"
     )
     rows.append("| load average | " + " | ".join(str(p["load_average"]) for p in pts) + " |")

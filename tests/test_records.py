@@ -120,9 +120,14 @@ async def test_migrate_moves_the_organisations_week_buckets_to_its_day_indexes(e
         },
     )
     await r.hset(old_week + "2026-12-07", "lisi|R-A", "2026-12-03|2026-12-08||a")
+    # a bucket a bench filled on a simulated clock, kept 9 more days: its leave is kept as long
+    # (less the days from its last day, Wednesday 8 January, to the week's Sunday)
+    await r.hset(old_week + "2025-01-06", "oliver|R-D", "2025-01-07|2025-01-08||a")
+    await r.pexpire(old_week + "2025-01-06", 9 * 86_400_000)
     done = await migrate(engine)
-    assert done.out_weeks == 2
-    assert not await r.exists(old_week + "2026-11-30", old_week + "2026-12-07")
+    assert done.out_weeks == 3
+    assert 4 * 86_400_000 < await r.pttl(k.out_day(date(2025, 1, 8))) <= 5 * 86_400_000
+    assert not await r.exists(*(old_week + w for w in ("2026-11-30", "2026-12-07", "2025-01-06")))
     assert await r.exists(team_key)
     week = await engine.who_is_out("zhangsan", date(2026, 11, 30), date(2026, 12, 11))
     assert [(o.person, o.start_half, o.tentative) for o in week.entries] == [

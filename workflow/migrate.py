@@ -18,7 +18,7 @@ deleted at the end (with --keep-old they stay).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from workflow import away, whos_out
 from workflow.codec import OLD_FIELD
@@ -97,6 +97,13 @@ async def _index_org_weeks(engine: Engine, *, keep_old: bool) -> int:
     seen: set[str] = set()  # a leave over several weeks is in each of their buckets
     tx = Tx()
     for key in sorted(old):
+        # the day indexes are kept as long as the bucket they come from was to be: judged from
+        # its time left, not from this clock (a filled bench's days are simulated)
+        sunday = date.fromisoformat(key.removeprefix(prefix)) + timedelta(days=6)
+        left = await r.pttl(key)
+        then = (
+            now + timedelta(milliseconds=whos_out.ttl_ms(sunday, now) - left) if left > 0 else now
+        )
         for field, stored in (await r.hgetall(key)).items():
             person = field.partition("|")[0]
             if field in seen or engine.directory.find(person) is None:
@@ -104,7 +111,9 @@ async def _index_org_weeks(engine: Engine, *, keep_old: bool) -> int:
             seen.add(field)
             start, end = (date.fromisoformat(d) for d in stored.split("|")[:2])
             member = whos_out.member_of(engine.directory.get(person).name, field, stored)
-            whos_out.write_days(tx, keys, field=field, start=start, end=end, member=member, now=now)
+            whos_out.write_days(
+                tx, keys, field=field, start=start, end=end, member=member, now=then
+            )
             if len(tx.ops) >= PAGE:
                 await engine.store.apply(tx)
                 tx = Tx()

@@ -74,7 +74,7 @@ def value(start: str, end: str, start_half: bool, end_half: bool, tentative: boo
     return f"{start}|{end}|{halves}|{'p' if tentative else 'a'}"
 
 
-def _ttl_ms(last_day: date, now: datetime) -> int:
+def ttl_ms(last_day: date, now: datetime) -> int:
     """Milliseconds until an index whose last day is `last_day` may go."""
     keep_until = datetime.combine(last_day + timedelta(days=1 + CALENDAR_KEEP_DAYS), now.timetz())
     return int((keep_until - now).total_seconds() * 1000)
@@ -108,7 +108,7 @@ def write(
         key = keys.out_week(week, team)
         if booked:
             tx.hset(key, field, stored)
-            tx.pexpire(key, max(_ttl_ms(week + timedelta(days=6), now), 1))
+            tx.pexpire(key, max(ttl_ms(week + timedelta(days=6), now), 1))
         else:
             tx.hdel(key, field)
     member = member_of(name, field, stored) if booked else ""
@@ -127,12 +127,12 @@ def write_days(
     day indexes as `member`, or take it out of them when `member` is ''."""
     members = keys.out_members(monday(end))
     for day in days(start, end):
-        ttl = _ttl_ms(day, now)
+        ttl = ttl_ms(day, now)
         if ttl > 0:  # a day already past keeping (an old leave migrated) is not written
             tx.zswap(keys.out_day(day), members, field, start.toordinal(), member, ttl)
     if member:
         tx.hset(members, field, member)
-        tx.pexpire(members, max(_ttl_ms(monday(end) + timedelta(days=6), now), 1))
+        tx.pexpire(members, max(ttl_ms(monday(end) + timedelta(days=6), now), 1))
     else:
         tx.hdel(members, field)
 

@@ -205,13 +205,7 @@ class WhoIsOutArgs(ToolArgs):
     start: str = Field(max_length=60)
     end: str | None = Field(default=None, max_length=60, description="Omit for one day.")
     scope: Literal["team", "all"] = Field(default="team", description="Omit for the user's team.")
-    page: int = Field(
-        default=1,
-        ge=1,
-        le=1000,
-        description="Omit for the first; the whole organisation's answer comes a page at a "
-        "time, and its next_page says which to ask for.",
-    )
+    page: int = Field(default=1, ge=1)
 
 
 async def who_is_out(ctx: ToolContext, args: WhoIsOutArgs) -> Observation:
