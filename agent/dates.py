@@ -21,7 +21,9 @@ dateparser. What it reads:
 - half days: a date followed by morning / afternoon / am / pm / 上午 / 下午.
 
 Dates without a year are the next occurrence on or after today (a day already past this year
-means next year). In a range, an end written without its own anchor (`Wednesday`, `3日`,
+means next year) — the direction of leave and trips, which are asked for ahead. With
+`past=True` (a form field marked `past`, such as the day money was spent) they are the nearest
+occurrence on or before today instead: "1 Dec" written on 2 Dec is this 1 December. In a range, an end written without its own anchor (`Wednesday`, `3日`,
 `Jan 4`) is read relative to the start, so `Dec 21 - Jan 4` ends in the next year.
 
 Slash dates without a year are read only when unambiguous: `12/25` is 25 December and `25/12`
@@ -106,8 +108,8 @@ class DateRange:
 # ---------------------------------------------------------------------------------------------
 
 
-def resolve_date(text: str, today: date) -> date:
-    """The date that `text` names, all of it being one date expression.
+def resolve_date(text: str, today: date, *, past: bool = False) -> date:
+    """The date that `text` names, all of it being one date expression (`past`: see the module).
 
     A half-day suffix ("Friday afternoon") is accepted and ignored, and so is a weekday in
     front of a date when it agrees with it ("Thu 2026-12-03", "Thursday, December 3");
@@ -126,7 +128,7 @@ def resolve_date(text: str, today: date) -> date:
         pass
     with contextlib.suppress(ValueError):
         return datetime.fromisoformat(stripped).date()
-    items = _scan(stripped, today)
+    items = _scan(stripped, today, past)
     for item in items:
         if _LEADING_FILLER.fullmatch(stripped[: item.span[0]]):
             return _only_date(item, stripped[item.span[1] :], stripped, raw)
@@ -147,19 +149,19 @@ def _only_date(item: _Found | _Invalid, after: str, stripped: str, raw: str) -> 
     return item.day
 
 
-def find_dates(text: str, today: date) -> list[DateMention]:
+def find_dates(text: str, today: date, *, past: bool = False) -> list[DateMention]:
     """Every readable date expression in `text`, in order; impossible dates are left out."""
-    return [item.mention(text) for item in _scan(text, today) if isinstance(item, _Found)]
+    return [item.mention(text) for item in _scan(text, today, past) if isinstance(item, _Found)]
 
 
-def find_range(text: str, today: date) -> DateRange | None:
+def find_range(text: str, today: date, *, past: bool = False) -> DateRange | None:
     """The days `text` asks for: a range, a week, or one day (start == end); None if no date.
 
     Dates joined by a connector (to, until, -, and, 到, 和, 、 …) make one range from the first
     to the last; otherwise the first date alone is the answer. A single "Friday afternoon" is
     start == end with start_half; "周五上午" is start == end with end_half.
     """
-    mentions = find_dates(text, today)
+    mentions = find_dates(text, today, past=past)
     if not mentions:
         return None
     chain = [mentions[0]]
@@ -286,7 +288,7 @@ class _Value:
 _Builder = Callable[[re.Match[str], date], _Value]
 
 
-def _scan(text: str, today: date) -> list[_Found | _Invalid]:
+def _scan(text: str, today: date, past: bool = False) -> list[_Found | _Invalid]:
     """Non-overlapping date expressions, earliest first, the longest where two start together."""
     norm = _normalize(text)
     candidates: list[tuple[int, int, int, _Found | _Invalid]] = []
@@ -303,7 +305,7 @@ def _scan(text: str, today: date) -> list[_Found | _Invalid]:
                 start = prefix.start()
             item: _Found | _Invalid
             try:
-                value = build(match, today)
+                value = _built(build, match, today, past)
             except _Bad as bad:
                 item = _Invalid((start, end), str(bad))
             except (KeyError, ValueError, OverflowError):
@@ -329,6 +331,29 @@ def _scan(text: str, today: date) -> list[_Found | _Invalid]:
             chosen.append((item, _RULES[order][1]))
             position = item.span[1]
     return _with_weekdays_joined(norm, chosen)
+
+
+def _built(build: _Builder, match: re.Match[str], today: date, past: bool) -> _Value:
+    """What `build` reads; with `past`, a floating day after today becomes its nearest past one.
+
+    Each builder reads "the next one on or after" its anchor, so reading again from the start
+    of the week, month(s) or year that ends today gives the latest occurrence not after today.
+    """
+    value = build(match, today)
+    if not past or not value.floating or value.day <= today:
+        return value
+    for anchor in (today - timedelta(days=6), *(_window_start(today, n) for n in (1, 2, 12))):
+        earlier = build(match, anchor)
+        if earlier.day <= today:
+            return earlier
+    return value  # no occurrence in the past year (29 Feb): the engine refuses a future day
+
+
+def _window_start(today: date, months: int) -> date:
+    """The first day of the `months` months that end today (1 month back from 2 Dec: 3 Nov)."""
+    year, month = divmod(today.year * 12 + today.month - 1 - months, 12)
+    day = min(today.day, calendar.monthrange(year, month + 1)[1])
+    return date(year, month + 1, day) + timedelta(days=1)
 
 
 def _with_weekdays_joined(

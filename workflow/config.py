@@ -133,11 +133,16 @@ class FieldDef(_Strict):
     min: float | None = None
     max: float | None = None
     max_length: int = 500
+    # A date of something already done (the day money was spent): words such as "1 Dec" read
+    # as the nearest such day on or before today, and a later day is refused.
+    past: bool = False
 
     @model_validator(mode="after")
     def _choices_for_choice(self) -> FieldDef:
         if self.type is FieldType.CHOICE and not self.choices:
             raise ValueError(f"field {self.name!r} of type choice needs `choices`")
+        if self.past and self.type is not FieldType.DATE:
+            raise ValueError(f"field {self.name!r}: `past` applies only to a field of type date")
         return self
 
 

@@ -193,9 +193,9 @@ class Engine(Queries):
         if requester != actor:
             acting.check(self, actor, requester, process.kind)
         person = self.person(requester)
-        clean = validate_fields(process, fields, self.config)
-        derived = leave.derive(clean, person)
         today = self.today_for(requester)
+        clean = validate_fields(process, fields, self.config, today)
+        derived = leave.derive(clean, person)
         leave_type = None
         if process.kind == "leave":
             leave_type = self.config.leave_types_by_key[clean["leave_type"]]

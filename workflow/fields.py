@@ -104,9 +104,12 @@ def field_value(f: FieldDef, value: Any, config: OrgConfig | None = None) -> Any
 
 
 def validate_fields(
-    process: ProcessDef, raw: Mapping[str, Any], config: OrgConfig
+    process: ProcessDef, raw: Mapping[str, Any], config: OrgConfig, today: date | None = None
 ) -> dict[str, Any]:
-    """Check every field of `raw` against the form; ValidationFailed lists all the problems."""
+    """Check every field of `raw` against the form; ValidationFailed lists all the problems.
+
+    With `today` (the requester's), a `past` date field later than today is refused too.
+    """
     errors: dict[str, str] = {}
     clean: dict[str, Any] = {}
     for name in raw:
@@ -128,4 +131,19 @@ def validate_fields(
     if errors:
         detail = "; ".join(f"{k} {v}" for k, v in errors.items())
         raise ValidationFailed(f"Please fix the request: {detail}.", errors)
+    if today is not None:
+        _check_past(process, clean, today)
     return clean
+
+
+def _check_past(process: ProcessDef, clean: Mapping[str, Any], today: date) -> None:
+    """Refuse a day still to come in a field of something already done (an expense's date)."""
+    for f in process.fields:
+        day = clean.get(f.name)
+        if f.past and day is not None and date.fromisoformat(day) > today:
+            raise ValidationFailed(
+                f"{f.label} {day} is still to come: give the day it happened, today "
+                f"({today}) or earlier.",
+                {f.name: f"must be today ({today}) or earlier"},
+                zh=f"{f.label_zh} {day} 还没到：请填写实际发生的日期（今天 {today} 或更早）。",
+            )

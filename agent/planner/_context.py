@@ -52,6 +52,9 @@ class Context:
     is_approver: bool | None = None
     leave_types: tuple[str, ...] = DEFAULT_LEAVE_TYPES
     roles: tuple[str, ...] = ()  # "hr" files leave for others
+    # "process.field" dates of things already done, read as the nearest past day: the
+    # propose_request schema says which; without one, the demo form's (as the reading assumes)
+    past: frozenset[str] = frozenset({"expense.spent_on"})
 
     @property
     def first_name(self) -> str:

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from agent.catalogue import say
 from agent.dates import find_dates
 from agent.messages import ToolSpec
+from agent.tools.base import PAST_MARK
 from workflow.config import FieldDef, FieldType
 from workflow.fields import FieldProblem, field_value
 
@@ -26,6 +27,7 @@ __all__ = [
     "READ_FORM",
     "ask_field",
     "declared_names",
+    "declared_past",
     "extra_fields",
     "form_value",
     "read_forms",
@@ -45,17 +47,36 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 def declared_names(tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
     """Each process's field names as the `propose_request` schema lists them ("expense: amount, …")."""
+    return {
+        process: tuple(m.group() for part in parts if (m := _NAME.match(part)))
+        for process, parts in _declared(tools).items()
+    }
+
+
+def declared_past(tools: Sequence[ToolSpec]) -> frozenset[str] | None:
+    """The "process.field" dates the schema marks as already gone; None if it lists no forms."""
+    forms = _declared(tools)
+    if not forms:
+        return None
+    return frozenset(
+        f"{process}.{m.group()}"
+        for process, parts in forms.items()
+        for part in parts
+        if part.endswith(f"({PAST_MARK})") and (m := _NAME.match(part))
+    )
+
+
+def _declared(tools: Sequence[ToolSpec]) -> dict[str, tuple[str, ...]]:
+    """Each process's field descriptions in the `propose_request` schema ("spent_on (…)")."""
     spec = next((t for t in tools if t.name == "propose_request"), None)
     properties = spec.parameters.get("properties", {}) if spec else {}
     description = str(properties.get("fields", {}).get("description", ""))
     found = _FORMS.search(description)
-    names: dict[str, tuple[str, ...]] = {}
+    forms: dict[str, tuple[str, ...]] = {}
     for form in found.group("forms").split("; ") if found else ():
         process, _, fields = form.partition(": ")
-        names[process.strip()] = tuple(
-            m.group() for part in fields.split(", ") if (m := _NAME.match(part.strip()))
-        )
-    return names
+        forms[process.strip()] = tuple(part.strip() for part in fields.split(", "))
+    return forms
 
 
 def read_forms(results: Sequence[dict[str, Any]]) -> dict[str, tuple[FieldDef, ...]] | None:
@@ -83,7 +104,7 @@ def extra_fields(process: str, forms: dict[str, tuple[FieldDef, ...]]) -> tuple[
 
 def form_value(f: FieldDef, answer: str, today: date) -> Any:
     """The answer as the field stores it (a date said in words is that day); FieldProblem if not."""
-    if f.type is FieldType.DATE and (mentions := find_dates(answer, today)):
+    if f.type is FieldType.DATE and (mentions := find_dates(answer, today, past=f.past)):
         return field_value(f, mentions[0].day.isoformat())
     return field_value(f, answer)
 

@@ -10,7 +10,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from agent.dates import DateMention, DateRange, duration_spans, find_dates, find_range, parse_days
+from agent.dates import DateRange, duration_spans, find_dates, find_range, parse_days
 from agent.planner._context import Context
 
 
@@ -430,7 +430,7 @@ def default_currency(timezone: str) -> str | None:
 def expense_slots(text: str, ctx: Context) -> dict[str, Any]:
     """Amount, currency, category, date and description of an expense from one message."""
     slots: dict[str, Any] = {}
-    mentions = find_dates(text, ctx.today)
+    mentions = find_dates(text, ctx.today, past="expense.spent_on" in ctx.past)
     spans = [m.span for m in mentions] + [m.span() for m in REQUEST_ID.finditer(text)]
     amounts = _amounts(text, spans)
     if amounts:
@@ -444,31 +444,11 @@ def expense_slots(text: str, ctx: Context) -> dict[str, Any]:
             slots["category"] = key
             break
     if mentions:
-        slots["spent_on"] = _in_the_past(mentions[0], ctx.today)
+        slots["spent_on"] = mentions[0].day
     description = _description(blank(text, spans))
     if description:
         slots["description"] = description
     return slots
-
-
-def _in_the_past(mention: DateMention, today: date) -> date:
-    """Money already spent: a floating date that fell in the future means its last occurrence."""
-    day = mention.day
-    if not mention.floating or day <= today:
-        return day
-    if not re.search(r"\d|[一二三四五六七八九十]+[号日]", mention.text) and (day - today).days < 7:
-        return day - timedelta(days=7)
-    if re.search(r"月|[A-Za-z]{3}", mention.text):
-        try:
-            return day.replace(year=day.year - 1)
-        except ValueError:
-            return day
-    month = day.month - 1 or 12
-    year = day.year if day.month > 1 else day.year - 1
-    try:
-        return day.replace(year=year, month=month)
-    except ValueError:
-        return day
 
 
 def _description(text: str) -> str | None:

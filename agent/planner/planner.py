@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date
 
 from agent.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from agent.planner._context import language_of, read_context
 from agent.planner._conversation import current_task, split_turns
 from agent.planner._draft import apply_correction
-from agent.planner._forms import declared_names
+from agent.planner._forms import declared_names, declared_past
 from agent.planner._plan import Batch, Call, Reply, decide
 from agent.planner._replies import text
 
@@ -76,6 +77,8 @@ class OfflinePlanner:
     ) -> ModelResponse:
         """`complete` without the coroutine, for callers that are not async."""
         ctx = read_context(messages, self._today())
+        if (past := declared_past(tools)) is not None:
+            ctx = replace(ctx, past=past)
         turns = split_turns(messages)
         if not turns:
             return self._reply(text("cannot_finish", language_of([], ctx.locale)))

@@ -117,6 +117,10 @@ _DROPPED = frozenset(
 ORG_KEY = "x-org"
 
 
+# How the schema marks a `past` date field, for the model and for the planner that reads it.
+PAST_MARK = "today or earlier"
+
+
 def org_schema(source: str) -> dict[str, str]:
     """`json_schema_extra` for an argument whose choices come from the organisation's config.
 
@@ -163,6 +167,8 @@ def _leave_type_keys(config: OrgConfig) -> tuple[str, ...]:
 
 
 def _field_text(f: FieldDef) -> str:
+    if f.past:
+        return f"{f.name} ({PAST_MARK})"
     return f"{f.name} ({'|'.join(map(str, f.choices))})" if f.choices else f.name
 
 

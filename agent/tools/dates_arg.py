@@ -19,9 +19,10 @@ class Span:
     end_half: bool
 
 
-def one_date(text: str, ctx: ToolContext, field: str) -> date:
+def one_date(text: str, ctx: ToolContext, field: str, *, past: bool = False) -> date:
+    """The day `text` names in the user's calendar; `past` for a field of something already done."""
     try:
-        return resolve_date(text, ctx.today)
+        return resolve_date(text, ctx.today, past=past)
     except DateParseError as e:
         raise ValidationFailed(str(e), {field: str(e)}) from e
 

@@ -175,7 +175,7 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
     for f in process.fields:  # dates in words are resolved here too
         value = fields.get(f.name)
         if f.type is FieldType.DATE and isinstance(value, str) and value.strip():
-            fields[f.name] = one_date(value, ctx, f.name).isoformat()
+            fields[f.name] = one_date(value, ctx, f.name, past=f.past).isoformat()
     live = await live_pending(ctx, PendingKind.SUBMIT, named=args.replaces)
     replaced = live.id if live else None
     if same := await unchanged_draft(ctx, live, args.process, fields):
