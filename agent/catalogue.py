@@ -29,6 +29,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "step {n} of {total} ({name}) with {who}",
         "第 {n}/{total} 步（{name}），待 {who} 审批",
     ),
+    "line.step_with.only": ("with {who} ({name})", "待 {who} 审批（{name}）"),
     "line.status_where": ("{status}: {where}", "{status}：{where}"),
     # the leave form (bot/presentation/forms.py; labels of fields the process does not define)
     "form.leave.title": ("Request leave", "请假申请"),
@@ -464,6 +465,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Step {index_1} of {total} ({name})",
         "第 {index_1}/{total} 步（{name}）",
     ),
+    "wording.step_of.only": ("{name} approval", "{name}审批"),
     "wording.step_of.step_of_": ("Step {index_1} of {total}", "第 {index_1}/{total} 步"),
     "wording.title_of.request": ("{kind} request · {who}", "{kind}申请 · {who}"),
     "wording.request_facts.requester": ("Requester", "申请人"),
@@ -499,6 +501,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "已转交 {name_of_engine_step_assignee}",
     ),
     "wording.decision_text.10": (" — {routed}", "：{routed}"),
+    "wording.open_step_line.only": ("{holder} ({name})", "{holder}（{name}）"),
     "wording.open_step_line.1": ("{holder}, {phrase}", "{holder}（{phrase}）"),
     "wording.headline.your_request_was_submitted": (
         "Your request was submitted and approved automatically.",
@@ -511,6 +514,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "wording.headline.your_request_went_to": (
         "Your request went to {now}.",
         "你的申请已提交给 {now} 审批。",
+    ),
+    "wording.headline.approved_your_request": (
+        "{by} approved your request.",
+        "{by} 已批准你的申请。",
     ),
     "wording.headline.approved_of_your_request": (
         "{by} approved {where} of your request.",
@@ -539,6 +546,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Cancelled: nothing was sent",
         "已取消：未发送任何内容",
     ),
+    "wording.outcome_text.waiting_for_only": ("waiting for {holder}", "等待 {holder} 审批"),
     "wording.outcome_text.waiting_for": ("waiting for {holder} ({n})", "等待 {holder} 审批（{n}）"),
     "wording.outcome_text.submitted": ("Submitted — {where}", "已提交，{where}"),
     "wording.outcome_text.submitted_and_approved_automatically": (

@@ -63,7 +63,9 @@ def step_name(step: Step, locale: str) -> str:
 
 
 def step_of(index: int, total: int, name: str | None, locale: str) -> str:
-    """'Step 1 of 2 (Manager)' / '第 1/2 步（直属主管）'."""
+    """'Step 1 of 2 (Manager)' / '第 1/2 步（直属主管）'; of a one-step chain, 'Manager approval'."""
+    if total == 1 and name:  # "step 1 of 1" counts nothing a reader needs
+        return say("wording.step_of.only", locale, name=name)
     if name:
         return say("wording.step_of.step_of", locale, index_1=index + 1, total=total, name=name)
     return say("wording.step_of.step_of_", locale, index_1=index + 1, total=total)
@@ -480,6 +482,10 @@ def _open_step_line(req: Request, engine: Engine, locale: str) -> str | None:
     if step is None:
         return None
     holder = name_of(engine, step.assignee or step.approver)
+    if len(req.steps) == 1:
+        return say(
+            "wording.open_step_line.only", locale, holder=holder, name=step_name(step, locale)
+        )
     phrase = step_phrase(step.index, len(req.steps), step_name(step, locale), locale)
     return say("wording.open_step_line.1", locale, holder=holder, phrase=phrase)
 
@@ -500,8 +506,11 @@ def headline(
         case "step_approved":
             index = int(data.get("step", 0))
             name = step_name(req.steps[index], locale) if index < len(req.steps) else None
-            where = step_phrase(index, len(req.steps), name, locale)
-            text = say("wording.headline.approved_of_your_request", locale, by=by, where=where)
+            if len(req.steps) == 1:
+                text = say("wording.headline.approved_your_request", locale, by=by)
+            else:
+                where = step_phrase(index, len(req.steps), name, locale)
+                text = say("wording.headline.approved_of_your_request", locale, by=by, where=where)
             if now is not None:
                 text += say("wording.headline.next", locale, now=now)
             return "approved", text
@@ -591,6 +600,8 @@ def waiting_for(request: Request, engine: Engine, locale: str) -> str | None:
     if step is None:
         return None
     holder = name_of(engine, step.assignee or step.approver)
+    if len(request.steps) == 1:
+        return say("wording.outcome_text.waiting_for_only", locale, holder=holder)
     n = step_phrase(step.index, len(request.steps), None, locale)
     return say("wording.outcome_text.waiting_for", locale, holder=holder, n=n)
 

@@ -72,7 +72,7 @@ def test_a_piped_conversation_where_the_approver_approves():
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Mon 7 Dec 2026 – Wed 9 Dec 2026 (3 working days)" in out
-    assert "Submit? [y/N]" in out and "Pending: step 1 of 1 (Manager) with Emma Clarke" in out
+    assert "Submit? [y/N]" in out and "Pending: with Emma Clarke (Manager)" in out
     last = out.rstrip().splitlines()[-1]  # the status line: what, where it is, the id last
     assert last.startswith("Annual leave, Mon 7 Dec 2026") and " — Approved (R-" in last
 

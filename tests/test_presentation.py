@@ -194,14 +194,27 @@ async def test_request_ids_stay_in_the_context_line(engine: Engine):
 
 
 async def test_where_a_request_is_reads_as_words_not_a_status_code(engine: Engine):
-    """The context line says 'Pending: step 1 of 1 …' and 'Approved', not the raw 'pending'/'approved'."""
+    """The context line says 'Pending: with Emma Clarke (Manager)' and 'Approved', not the raw
+    'pending'/'approved' — nor 'step 1 of 1', which counts nothing on a one-step chain."""
     req = await submitted(
         engine, "oliver", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
     )
     step = req.open_step()
     london = Reader.of(engine.person("oliver"))
     open_card = to_text(requests.requester_notice("request_submitted", req, engine, london, {}))
-    assert "Pending: step 1 of 1 (Manager) with Emma Clarke" in open_card, open_card
+    assert "Pending: with Emma Clarke (Manager)" in open_card, open_card
+    assert "Your request went to Emma Clarke (Manager)." in open_card, open_card
+    assert "of 1" not in open_card and "1/1" not in to_text(
+        requests.requester_notice(
+            "request_submitted", req, engine, Reader.of(engine.person("oliver"), "zh"), {}
+        )
+    )
     decided = await engine.decide(req.id, step.index, step.assignee, "approve")
     done = requests.approval_card_closed(decided, engine, london, step.index)
     assert done.context[0] == "Approved", done.context
+    # several steps: the count tells the reader how far it has come
+    five = await submitted(
+        engine, "oliver", {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-25"}
+    )
+    long_card = to_text(requests.requester_notice("request_submitted", five, engine, london, {}))
+    assert "Pending: step 1 of 2 (Manager) with Emma Clarke" in long_card, long_card

@@ -68,6 +68,8 @@ def what_of(
 def step_line(step: Step, total: int, directory: Directory, locale: str) -> str:
     holder = directory.get(step.assignee or step.approver).name
     name = step.name_zh if locale == "zh" else step.name
+    if total == 1:  # "step 1 of 1" counts nothing: who has it, in which role
+        return say("line.step_with.only", locale, name=name, who=holder)
     return say("line.step_with", locale, n=step.index + 1, total=total, name=name, who=holder)
 
 

@@ -383,14 +383,14 @@ async def confirm_card_text(s: Surface, person: str, text: str) -> str:
 # by who asks what: its facts, then what the action is about, "|"-separated.
 ABOUT_A_REQUEST = {
     ("priya", "please withdraw {rid}"): "Type|Annual leave|Dates|Mon 7 Dec 2026 – Wed 9 Dec 2026"
-    "|3 working days|Status|Pending: step 1 of 1 (Manager) with Emma Clarke",
+    "|3 working days|Status|Pending: with Emma Clarke (Manager)",
     ("priya", "please remind Emma about {rid}"): "Type|Annual leave|Dates|Mon 7 Dec 2026"
     "|To|Emma Clarke|Submitted|Wed 2 Dec 2026",
     ("emma", "approve {rid}"): "Requester|Priya Patel|Type|Annual leave|Mon 7 Dec 2026"
-    "|Step|Step 1 of 1 (Manager)",
+    "|Step|Manager approval",
     ("zhangsan", "撤回 {rid}"): "类型|年假|日期|工作日|状态|王芳",
     ("zhangsan", "催一下 {rid}"): "类型|年假|日期|提醒对象|王芳|提交日期",
-    ("wangfang", "批准 {rid}"): "申请人|张三|类型|年假|日期|步骤|第 1/1 步",
+    ("wangfang", "批准 {rid}"): "申请人|张三|类型|年假|日期|步骤|直属主管审批",
 }
 
 

@@ -136,7 +136,7 @@ async def test_zhangsan_asks_on_feishu_wangfang_approves_and_zhangsan_hears(fui:
     await expect(card.get_by_role("button", name="驳回", exact=True)).to_have_class(
         re.compile(r"\blk-btn-danger\b")
     )
-    await expect(card).to_contain_text("第 1/1 步")
+    await expect(card).to_contain_text("直属主管审批")
     await fui.shot("04-wangfang-approval-card")
     await approve.click()
     dialog = page.locator("#lk-dialog-overlay .lk-dialog")
