@@ -30,6 +30,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "第 {n}/{total} 步（{name}），待 {who} 审批",
     ),
     "line.step_with.only": ("with {who} ({name})", "待 {who} 审批（{name}）"),
+    "line.whose": ("{who}: {what}", "{who}：{what}"),
     "line.status_where": ("{status}: {where}", "{status}：{where}"),
     # the leave form (bot/presentation/forms.py; labels of fields the process does not define)
     "form.leave.title": ("Request leave", "请假申请"),
@@ -850,7 +851,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "将逐一批准所选申请，完成后给你一份汇总。",
     ),
     "answer.bulk.summary": ("Approved {done} of {total}.", "已批准 {done}/{total} 项。"),
-    "answer.bulk.refused": ("Not approved: {id} — {why}", "未批准：{id} — {why}"),
+    "answer.bulk.refused": ("Not approved: {request} — {why}", "未批准：{request} — {why}"),
+    "word.a_request": ("a request", "一项申请"),
     "answer.bulk.none": ("Select at least one request.", "请至少选择一个申请。"),
     # the offline planner asking for a form field the organisation added (agent/planner/_forms.py)
     "planner.field.ask": ("What is the {label}?", "{label}是什么？"),

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from bot.conversation.buttons import parse_step_value
-from bot.wording import say
+from bot.wording import request_named, say
 from workflow.bulk import Item
 from workflow.config import Person
 from workflow.engine import Engine
@@ -51,10 +51,18 @@ class BulkClicks:
             return self._refused(e, locale)
         done = sum(o.ok for o in outcomes)
         lines = [say("answer.bulk.summary", locale, done=done, total=len(outcomes))]
-        lines += [
-            say("answer.bulk.refused", locale, id=o.item.request_id, why=o.error.localized(locale))
-            for o in outcomes
-            if o.error is not None
-        ]
+        for o in outcomes:
+            if o.error is not None:
+                named = await self._named(o.item.request_id, person.id, locale)
+                why = o.error.localized(locale)
+                lines.append(say("answer.bulk.refused", locale, request=named, why=why))
         tone: Any = "success" if done == len(outcomes) else "info" if done else "error"
         return Answer(done > 0, "\n".join(lines), tone)
+
+    async def _named(self, request_id: str, viewer: str, locale: str) -> str:
+        """A refused item by whose it is, its type and dates; "a request" if it cannot be read."""
+        try:
+            req = await self.engine.get_request(request_id, viewer)
+        except WorkflowError:  # unknown or not theirs to see: its id would tell them nothing
+            return say("word.a_request", locale)
+        return request_named(req, self.engine, locale, viewer)

@@ -85,9 +85,9 @@ class Interactions(CounterClicks, BulkClicks):
             return ""
         try:
             req = await self.engine.get_request(pending.request_id, viewer)
-        except WorkflowError:
-            return pending.request_id
-        return summary_of(req, self.engine, locale)
+        except WorkflowError:  # gone or not theirs: the outcome says what happened, no id
+            return ""
+        return summary_of(req, self.engine, locale, viewer)
 
     async def _locale(self, pending_id: str, person: Person) -> str:
         """The language the confirm card was shown in (its thread's), else the person's own."""
@@ -133,7 +133,7 @@ class Interactions(CounterClicks, BulkClicks):
             )
         else:
             result = wording.outcome_text(outcome.kind.value, req, self.engine, locale)
-            summary = summary_of(req, self.engine, locale)
+            summary = summary_of(req, self.engine, locale, person.id)
             if outcome.kind is PendingKind.SUBMIT:
                 result = state_line(req, self.engine, locale)
             card = Closed(summary, result)

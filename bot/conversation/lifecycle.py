@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from agent.events import ProposalReady
-from agent.tools.describe import what
 from bot import wording
 from bot.conversation.registry import CardRef, CardRegistry, Role
 from bot.notices import Kind, Notice, Plan
@@ -35,9 +34,9 @@ Update = Callable[[CardRef, CardView], Awaitable[bool]]
 Send = Callable[[Notice, Person], Awaitable[str | None]]
 
 
-def summary_of(req: Request, engine: Engine, locale: str) -> str:
-    """The first line of a request's thread card."""
-    return f"{what(req, engine.config, locale)} · {req.id}"
+def summary_of(req: Request, engine: Engine, locale: str, viewer: str | None = None) -> str:
+    """The first line of a request's card once confirmed: what it is, not its id."""
+    return wording.request_named(req, engine, locale, viewer)
 
 
 def state_line(req: Request, engine: Engine, locale: str) -> str:
@@ -120,7 +119,8 @@ def view_for(
     """
     if card.role is Role.THREAD:
         # the draft was confirmed; the line says what became of the request since
-        return Closed(summary_of(req, engine, card.locale), state_line(req, engine, card.locale))
+        summary = summary_of(req, engine, card.locale, card.holder)
+        return Closed(summary, state_line(req, engine, card.locale))
     if card.role is Role.NOTICE:
         return _notice_view(card, req, engine, balance)
     step = req.open_step()
@@ -130,7 +130,7 @@ def view_for(
             moved = say(
                 "line.dates_changed", card.locale, dates=leave_dates(req.fields, card.locale)
             )
-            return Closed(summary_of(req, engine, card.locale), moved, ok=False)
+            return Closed(summary_of(req, engine, card.locale, card.holder), moved, ok=False)
         return None
     return StepClosed(req, card.step if card.step is not None else req.current_step or 0)
 

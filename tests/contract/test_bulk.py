@@ -95,7 +95,9 @@ async def test_approve_selected_decides_each_and_says_what_happened(surfaces, na
     await s.settle()
     said = await approve_ticked(s, list(ids.values()))
     assert "已批准 2/3 项" in said, said
-    assert f"未批准：{ids['lisi']}" in said and "撤回" in said
+    # the refused one named as 王芳 knows it — whose, what, when — not by its id
+    assert "未批准：李四：年假，" in said and "12月21日" in said and "撤回" in said, said
+    assert f"未批准：{ids['lisi']}" not in said
     for person in ("zhangsan", "chenjing"):
         req = await s.engine.get_request(ids[person], person)
         assert req.status is RequestStatus.APPROVED and req.steps[0].decided_by == "wangfang"

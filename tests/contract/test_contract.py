@@ -520,3 +520,19 @@ async def test_a_model_proposing_the_same_draft_again_keeps_the_card(surfaces, n
     [req] = await s.engine.my_requests("priya")
     assert (req.process, req.fields["amount"]) == ("expense", 800)
     model.assert_complete()
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_clicked_confirm_card_names_the_request_by_its_facts_not_its_id(surfaces, name):
+    """Once clicked, Priya's Submit and Withdraw cards say which request it was as she knows
+    it (what, which days), not "R-…", which nobody reads."""
+    s = await surfaces(name)
+    rid = await submit(s, "priya", "annual leave from 7 Dec to 9 Dec")
+    await confirm_with(s, "priya", f"please withdraw {rid}", "Withdraw")
+    if name == "terminal":  # printed lines are history: no card is redrawn once clicked
+        return
+    clicked = [c for c in s.cards("priya") if "Confirmed" in c.text]
+    assert len(clicked) == 2, [c.text for c in s.cards("priya")]
+    for card in clicked:
+        assert "Annual leave, Mon 7 Dec 2026 – Wed 9 Dec 2026" in card.text, card.text
+        assert rid not in card.text, card.text
