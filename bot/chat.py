@@ -70,18 +70,22 @@ class TerminalTurn:
             self.session.say(step_text(TaskLine(call_id, title, status, output)))
 
     async def card(self, proposal: ProposalReady) -> None:
-        """Print the confirm card; the core records it, so a draft it replaces says so."""
+        """Print the confirm card; the core records it, so a draft it replaces says so.
+
+        Recorded first: the replaced draft is printed again (closed, "Replaced by the card
+        below") before the new card, since printed lines cannot move and "below" must be true.
+        """
         session = self.session
         engine = session.runtime.engine
         self.proposals.append(proposal)
         session.card_locales[proposal.pending_id] = self.locale
-        # the request a decision, withdrawal or reminder is about, as the engine has it now
-        session.say(to_text(await proposal_card(proposal, self.locale, engine)))
         address = f"{session.thread}:{proposal.pending_id}"
         person = engine.person(session.person)
         await session.core.cards.confirm_posted(
             person, proposal, PLATFORM, address, session.redraw, locale=self.locale
         )
+        # the request a decision, withdrawal or reminder is about, as the engine has it now
+        session.say(to_text(await proposal_card(proposal, self.locale, engine)))
 
     async def notice(self, text: str) -> None:
         self.session.say(f"  ! {text}")

@@ -209,10 +209,13 @@ async def test_a_correction_supersedes_the_draft(surfaces, name):
         [old] = [c for c in s.cards("priya") if REPLACED["en"] in c.text]
         assert not old.actions
         assert "Replaced" in old.text and "Cancelled" not in old.text, old.text  # not cancelled
-    else:  # the terminal prints the old card again as the core redrew it, with no buttons
-        redrawn = s.transcript("priya").split("┌─ Replaced\n", 1)[1].split("bot> ", 1)[0]
+    else:  # the terminal prints the old card again as the core redrew it, with no buttons,
+        # above the new card, which "Replaced by the card below" then truly points at
+        after = s.transcript("priya").split("┌─ Replaced\n", 1)[1]
+        redrawn, _, below = after.partition("┌─")
         assert "7 Dec" in redrawn and REPLACED["en"] in redrawn, redrawn
         assert "[" not in redrawn and "Cancelled" not in redrawn, redrawn
+        assert "14 Dec" in below.split("bot> ", 1)[0], below
     answer = await s.click("priya", first, CONFIRM)
     assert REPLACED["en"] in answer
     assert await s.engine.my_requests("priya") == []
