@@ -551,24 +551,6 @@ def headline(
     return "info", say("wording.headline.your_request_is", locale, where=where)
 
 
-# The event whose headline says where a request stands now, by its status.
-_STATE_EVENTS = {
-    RequestStatus.APPROVED: "request_approved",
-    RequestStatus.REJECTED: "request_rejected",
-    RequestStatus.WITHDRAWN: "request_withdrawn",
-    RequestStatus.PENDING: "task_assigned",
-}
-
-
-def state_headline(req: Request, engine: Engine, locale: str) -> tuple[str, str, str]:
-    """(event, outcome, sentence) saying where the request stands now, for a notice redrawn after
-    its news went stale ("went to 王芳" once 王芳 has approved it)."""
-    event = _STATE_EVENTS.get(req.status, "request_expired")
-    by = next((s.decided_by for s in req.steps if s.status is StepStatus.REJECTED), None)
-    outcome, sentence = headline(event, req, engine, locale, {"by": by} if by else {})
-    return event, outcome, sentence
-
-
 def detail(event_type: str, locale: str, data: dict[str, Any]) -> tuple[str, str] | None:
     """(label, text) of the comment, reason or note that comes with an event, if any."""
     key = {"request_withdrawn": "reason", "reminder_sent": "note"}.get(event_type, "comment")

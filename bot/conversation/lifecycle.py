@@ -85,6 +85,15 @@ def live_mark(req: Request) -> str:
     return f"{LIVE}:{f.get('start')}:{f.get('end')}:{bool(f.get('start_half'))}:{bool(f.get('end_half'))}"
 
 
+# A redrawn notice's colour for where its request stands (bot/presentation/requests.py).
+_OUTCOMES = {
+    RequestStatus.APPROVED: "approved",
+    RequestStatus.REJECTED: "rejected",
+    RequestStatus.WITHDRAWN: "withdrawn",
+    RequestStatus.EXPIRED: "expired",
+}
+
+
 def _notice_view(
     card: CardRef, req: Request, engine: Engine, balance: float | None
 ) -> CardView | None:
@@ -92,8 +101,13 @@ def _notice_view(
     match card.notice:
         case Kind.UPDATE:
             reader = wording.in_zone(card.locale, engine, card.holder)
-            told = (card.outcome, card.summary)
-            notice = requester_notice(card.event, req, engine, reader, card.data, told=told)
+            told, data = (card.outcome, card.summary), card.data
+            if told != wording.headline(card.event, req, engine, card.locale, card.data):
+                # the news is no longer so ("went to 王芳" once she approved): where it stands now,
+                # without the comment that came with that news
+                told = (_OUTCOMES.get(req.status, "info"), state_line(req, engine, card.locale))
+                data = {}
+            notice = requester_notice(card.event, req, engine, reader, data, told=told)
             return Drawn(notice)
         case Kind.COUNTER_OFFER if req.counter is not None:  # answered or lapsed: no buttons
             reader = wording.in_zone(card.locale, engine, card.holder)

@@ -218,17 +218,13 @@ def requester_notice(
 ) -> Card:
     """The requester's card for an outbox event: submitted, step approved, approved, rejected, …
 
-    `told` redraws a notice already sent, with the (outcome, headline) it was sent with: the
-    headline stays the news as it was told ("📤 went to 王芳") while that is still what it would
-    say; once the request has moved on it says where the request stands now ("approved"), so
-    no card claims what is no longer so. The colour is always the request as it is now.
+    `told` redraws a notice already sent with the (outcome, headline) the core gives it: the
+    news as it was told while that is still so ("📤 went to 王芳"), else where the request
+    stands now (bot/conversation/lifecycle.py); the colour is the request as it is now.
     """
     rd = wording.in_zone(reader, engine, request.requester)
     locale = rd.locale
-    outcome, headline = fresh = wording.headline(event_type, request, engine, locale, data)
-    if told is not None and told != fresh:
-        event_type, outcome, headline = wording.state_headline(request, engine, locale)
-        data = {}  # the comment or note came with the news that is no longer the headline
+    outcome, headline = told or wording.headline(event_type, request, engine, locale, data)
     mark = _HEADLINE_TONES.get((event_type, outcome)) or _OUTCOME_TONES.get(outcome, Tone.INFO)
     if outcome == "info" and (event_type, outcome) not in _HEADLINE_TONES:
         mark = Tone.INFO

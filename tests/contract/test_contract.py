@@ -126,7 +126,9 @@ async def test_a_two_step_approval_leaves_every_card_true(surfaces, name):
         assert "已批准" in s.transcript("liuyang")
         return
     none_waits(s, "priya", "emma", "liuyang")
-    [thread_card] = [c for c in s.cards("priya") if "Approved by 刘洋" in c.text]
+    [thread_card] = [
+        c for c in s.cards("priya") if "Approved by 刘洋" in c.text and "Confirmed" in c.text
+    ]
     assert "Approved by Emma Clarke" in thread_card.text
     # one instant, one zone per reader: not "submitted 07:57" beside "approved 15:58"
     for person, at in (("priya", "09:00 London"), ("liuyang", "17:00 北京时间")):
@@ -134,9 +136,11 @@ async def test_a_two_step_approval_leaves_every_card_true(surfaces, name):
             assert set(re.findall(r"\d\d:\d\d [^\s;，。*]+", card.text)) <= {at}, card.text
     # the first notices ("went to Emma Clarke", "Emma approved step 1… Next: 刘洋"), redrawn,
     # head with where the request is now: none still claims it waits for someone
-    headlines = [c.text for c in s.cards("priya") if "Your request" in c.text]
-    assert not [t for t in headlines if "went to" in t or "Next:" in t], headlines
-    assert sum("Your request is approved." in t for t in headlines) == 3, headlines
+    notices = [c.text for c in s.cards("priya") if "Leave request · Priya Patel" in c.text]
+    assert len(notices) == 3, notices
+    assert not [t for t in notices if "went to" in t or "Next:" in t], notices
+    assert sum("Your request is approved." in t for t in notices) == 1, notices
+    assert sum("Approved by Emma Clarke" in t and "刘洋" in t for t in notices) == 2, notices
 
 
 @pytest.mark.parametrize("name", SURFACES)
@@ -299,9 +303,11 @@ async def test_the_requesters_notice_and_card_follow_the_approval(surfaces, name
         assert s.transcript("wangfang").rstrip().endswith("→ 已批准")
         return
     mine = s.cards("zhangsan")
-    # the first notice, redrawn, no longer heads with "你的申请已提交给 王芳": it says 已批准
+    # the first notice, redrawn, no longer heads with "你的申请已提交给 王芳": it says who
+    # approved it, beside the 已批准 notice
     assert not [c.text for c in mine if "已提交给" in c.text]
-    assert sum("你的申请已批准。" in c.text for c in mine) == 2, [c.text for c in mine]
+    assert sum("你的申请已批准。" in c.text for c in mine) == 1, [c.text for c in mine]
+    assert sum("王芳 已于" in c.text for c in mine) == 2, [c.text for c in mine]
     [thread_card] = [c for c in mine if "已确认" in c.text]
     none_waits(s, "zhangsan", "wangfang")
     assert "王芳 已于" in thread_card.text, thread_card.text
