@@ -136,7 +136,7 @@ class Interactions(CounterClicks, BulkClicks):
             summary = summary_of(req, self.engine, locale, person.id)
             if outcome.kind is PendingKind.SUBMIT:
                 result = state_line(req, self.engine, locale)
-            card = Closed(summary, result)
+            card = Closed(summary, result, ref=req.id)
             # a suggestion's card keeps its outcome: the requester's answer comes on cards of its own
             if at is not None and outcome.kind is not PendingKind.COUNTER:
                 await self._register(req, pending, person, at, shown=outcome.kind, locale=locale)
@@ -298,9 +298,8 @@ class Interactions(CounterClicks, BulkClicks):
         except WorkflowError as e:
             return self._refused(e, person.locale)
         text = state_line(req, self.engine, person.locale)
-        return Answer(
-            True, text, "success", Closed(summary_of(req, self.engine, person.locale), text)
-        )
+        closed = Closed(summary_of(req, self.engine, person.locale), text, ref=req.id)
+        return Answer(True, text, "success", closed)
 
     async def form_submitted(self, person: Person, req: Request, at: At | None) -> Answer:
         """A form's Submit made a request: the form becomes the requester's card of it."""
@@ -315,9 +314,8 @@ class Interactions(CounterClicks, BulkClicks):
                 shown=fingerprint(req),
             )
             await self.cards.registry.add(req.id, card)
-        return Answer(
-            True, text, "success", Closed(summary_of(req, self.engine, person.locale), text)
-        )
+        closed = Closed(summary_of(req, self.engine, person.locale), text, ref=req.id)
+        return Answer(True, text, "success", closed)
 
     def not_valid(self, locale: str) -> Answer:
         """A click whose value cannot be read: an old card of another version, or a forgery."""

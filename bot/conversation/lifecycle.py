@@ -134,7 +134,7 @@ def view_for(
     if card.role is Role.THREAD:
         # the draft was confirmed; the line says what became of the request since
         summary = summary_of(req, engine, card.locale, card.holder)
-        return Closed(summary, state_line(req, engine, card.locale))
+        return Closed(summary, state_line(req, engine, card.locale), ref=req.id)
     if card.role is Role.NOTICE:
         return _notice_view(card, req, engine, balance)
     step = req.open_step()
@@ -144,7 +144,8 @@ def view_for(
             moved = say(
                 "line.dates_changed", card.locale, dates=leave_dates(req.fields, card.locale)
             )
-            return Closed(summary_of(req, engine, card.locale, card.holder), moved, ok=False)
+            summary = summary_of(req, engine, card.locale, card.holder)
+            return Closed(summary, moved, ok=False, ref=req.id)
         return None
     return StepClosed(req, card.step if card.step is not None else req.current_step or 0)
 

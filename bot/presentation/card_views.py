@@ -25,6 +25,8 @@ class Closed:
     outcome: str
     ok: bool = True
     replaced: bool = False  # a newer draft superseded it: headed "Replaced", not "Cancelled"
+    # the request's id as the live card showed it, its last small line (never in the summary)
+    ref: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ def card_of(view: CardView, engine: Engine, reader: Reader | str) -> Card:
     match view:
         case Closed():
             return confirm.confirm_card_closed(
-                view.summary, view.outcome, reader, ok=view.ok, replaced=view.replaced
+                view.summary, view.outcome, reader, ok=view.ok, replaced=view.replaced, ref=view.ref
             )
         case StepClosed():
             return requests.approval_card_closed(view.request, engine, reader, view.step)

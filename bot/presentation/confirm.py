@@ -92,9 +92,19 @@ def confirm_card(
 
 
 def confirm_card_closed(
-    summary: str, outcome: str, reader_: Reader | str, *, ok: bool = True, replaced: bool = False
+    summary: str,
+    outcome: str,
+    reader_: Reader | str,
+    *,
+    ok: bool = True,
+    replaced: bool = False,
+    ref: str = "",
 ) -> Card:
-    """The confirm card after a click: what it was about and what happened, no buttons."""
+    """The confirm card after a click: what it was about and what happened, no buttons.
+
+    `ref` (the request's id) stays the last small line, as on the live card, for whoever needs
+    to quote it; the summary a person reads names the request by its facts.
+    """
     locale = reader(reader_).locale
     lead = [Paragraph(summary.strip())] if summary.strip() else []
     lead.append(Paragraph(outcome.strip() or "…", strong=True))
@@ -109,4 +119,5 @@ def confirm_card_closed(
         ),
         tone=Tone.APPROVED if ok else Tone.CLOSED,
         lead=tuple(lead),
+        context=(ref,) if ref else (),
     )
