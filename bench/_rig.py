@@ -398,7 +398,9 @@ class RunConfig:
     duplicate: bool = False  # every event and click delivered twice (to two processes if any)
     log_level: str = "info"
     timeout_s: float = 120.0
-    profile: Path | None = None  # py-spy the (first) serve process during the turns
+    # py-spy during the turns: the (first) serve process, or each worker when serve only acks
+    # (one file each, named after the process: runners-worker0.txt, …)
+    profile: Path | None = None
     count_commands: bool = (
         False  # INFO commandstats on a Redis we did not start (it must be ours alone)
     )
@@ -740,6 +742,7 @@ class Rig:
                 "round_trips": metric_sum(m, "bench_redis_round_trips_total"),
                 "turns": metric_sum(m, "approvals_agent_turns_total"),
                 "turns_final": m.get('approvals_agent_turns_total{stop_reason="final"}', 0.0),
+                "turns_running_max": m.get("approvals_turns_running_max", 0.0),
             }
             # serve's extra ingress processes: only their CPU (they run no turns)
             for i, pid in enumerate(proc.children(), start=1):
@@ -815,11 +818,41 @@ def delta(a: dict[str, Any], b: dict[str, Any], role: str, key: str) -> float:
     return sum(b["procs"][n][key] - a["procs"][n][key] for n in b["procs"] if n.startswith(role))
 
 
+def start_profilers(rig: Rig, cfg: RunConfig, path: Path) -> list[subprocess.Popen]:
+    """py-spy on what runs the turns: serve0, or every worker when serve only acks."""
+    targets = (
+        [(p.name, p) for p in rig.workers]
+        if rig.workers and not cfg.serve_runs_turns
+        else [(rig.serves[0].name, rig.serves[0])]
+    )
+    fmt = {".json": "speedscope", ".txt": "raw"}.get(path.suffix, "flamegraph")
+    return [
+        subprocess.Popen(
+            [
+                "py-spy",
+                "record",
+                "--pid",
+                str(proc.popen.pid),
+                "--rate",
+                "200",
+                "--format",
+                fmt,
+                "-o",
+                str(path if len(targets) == 1 else path.with_stem(f"{path.stem}-{name}")),
+                "--nonblocking",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, proc in targets
+    ]
+
+
 async def run_load(cfg: RunConfig) -> dict[str, Any]:
     """One run: start everything, three phases, measure, tear down; returns the figures."""
     rig = Rig(cfg)
     feed_task: asyncio.Task | None = None
-    profiler: subprocess.Popen | None = None
+    profilers: list[subprocess.Popen] = []
     try:
         await rig.start()
         days = leave_days(20)
@@ -870,27 +903,9 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
 
         async def at_go() -> None:
             """The phase starts: the profiler on, the first snapshot, the clock."""
-            nonlocal profiler, s0, t_start
+            nonlocal s0, t_start
             if cfg.profile is not None and shutil.which("py-spy"):
-                profiler = subprocess.Popen(
-                    [
-                        "py-spy",
-                        "record",
-                        "--pid",
-                        str(rig.serves[0].popen.pid),
-                        "--rate",
-                        "200",
-                        "--format",
-                        {".json": "speedscope", ".txt": "raw"}.get(
-                            cfg.profile.suffix, "flamegraph"
-                        ),
-                        "-o",
-                        str(cfg.profile),
-                        "--nonblocking",
-                    ],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
+                profilers.extend(start_profilers(rig, cfg, cfg.profile))
             s0 = await rig.snapshot()
             t_start = time.perf_counter()
 
@@ -955,11 +970,11 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             await asyncio.gather(*(dm(u) for u in users))
 
         async def end_profile() -> None:
-            nonlocal profiler
-            if profiler is not None:
+            for profiler in profilers:
                 profiler.send_signal(signal.SIGINT)
+            for profiler in profilers:
                 await asyncio.to_thread(profiler.wait, 30)
-                profiler = None
+            profilers.clear()
 
         if cfg.acks_only:  # nothing runs the turns: what counts is that each one is queued
             t_acks = time.perf_counter()
@@ -1059,8 +1074,9 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             sender,
         )
     finally:
-        if profiler is not None and profiler.poll() is None:
-            profiler.kill()
+        for profiler in profilers:
+            if profiler.poll() is None:
+                profiler.kill()
         if feed_task is not None:
             feed_task.cancel()
             with contextlib.suppress(BaseException):
@@ -1296,6 +1312,8 @@ def report(
         ),
         "worker_cpu_ms_per_request": round(delta(s1, s3, "worker", "cpu_s") * 1000 / submits, 2),
         "redis_round_trips_per_turn": per(s0, s1, "serve", "round_trips", turns),
+        # the workers' during the turns: theirs when serve only acks (SERVE_RUNS_TURNS=false)
+        "redis_round_trips_worker_per_turn": per(s0, s1, "worker", "round_trips", turns),
         "redis_round_trips_per_submit_click": per(s1, s2, "serve", "round_trips", submits),
         "redis_round_trips_per_approve_click": per(s2, s3, "serve", "round_trips", approves),
         "redis_round_trips_worker_per_request": per(s1, s3, "worker", "round_trips", submits),
@@ -1303,6 +1321,11 @@ def report(
         "redis_commands_per_request": commands(s0, s3, max(1, len(completed))),
         "driver_cpu_share": round(delta(s0, s3, "driver", "cpu_s") / max(1e-9, t_end - t_start), 2),
         "peak_rss_mb": {p.name: p.peak_rss_mb() for p in [*serve_procs, *worker_procs]},
+        "turns_running_max": {
+            name: proc.get("turns_running_max", 0.0)
+            for name, proc in s1["procs"].items()
+            if name.startswith(("serve", "worker"))
+        },
         "phase_s": {
             "turns": round(t_turns - t_start, 2),
             "submit_to_cards": round(t_cards - t_turns, 2),

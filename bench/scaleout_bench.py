@@ -24,7 +24,7 @@ bench/_lean.py there — the Slack Web API and the model canned in one small pro
 the stand-ins take little of the cores (--full-stand-ins: the Slack stand-in and
 bench/fake_llm.py, as the other benches use).
 
-    python bench/scaleout_bench.py --runners [--users 1000] [--latency 0.3]
+    python bench/scaleout_bench.py --runners [--users 1000] [--latency 0.3] [--profile DIR]
 
 Prints one JSON object; writes bench/results/scaleout.png.
 """
@@ -119,6 +119,7 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
             turns_only=True,
             serve_runs_turns=False,
             lean=not args.full_stand_ins,
+            profile=args.profile / f"runners{workers}.txt" if args.profile else None,
         )
         r = await run_load(cfg)
         runs[f"{workers} runner{'s' if workers > 1 else ''}"] = r
@@ -144,6 +145,11 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
         "support_cpu_s": {k: r["support_cpu_s"] for k, r in runs.items()},
         "cores_busy_during_turns": {k: r["cores_busy_during_turns"] for k, r in runs.items()},
         "cores": cores,
+        # how many turns each runner took on at once (bounded by its CPU, not max_turns)
+        "turns_at_once_max": {k: r["turns_running_max"] for k, r in runs.items()},
+        "redis_round_trips_per_turn_runners": {
+            k: r["redis_round_trips_worker_per_turn"] for k, r in runs.items()
+        },
         "ack_ms_dm": {k: r["ack_ms_dm"] for k, r in runs.items()},
         "lost": {k: sum(r["lost"].values()) for k, r in runs.items()},
         "duplicated": {k: r["duplicate_turns"] for k, r in runs.items()},
@@ -194,6 +200,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--full-stand-ins",
         action="store_true",
         help="with --runners: the Slack stand-in and bench/fake_llm.py (default: bench/_lean.py)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="with --runners: py-spy each runner during the turns, raw stacks into this folder",
     )
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--ramp", type=float, default=1.0)

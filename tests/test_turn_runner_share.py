@@ -84,3 +84,41 @@ async def test_a_runner_on_a_busy_machine_still_takes_turns_when_it_runs_none():
     assert runner.free() > 0
     runner.running = 3  # its own turns are what makes it late: it waits
     assert runner.free() == 0
+
+
+class Busy:
+    """Turns that keep the CPU busy in small steps (never a late loop) and never end."""
+
+    def __init__(self) -> None:
+        self.started = 0
+
+    async def run_turn(self, turn: Turn, journal: TurnJournal) -> None:
+        self.started += 1
+        while True:
+            until = time.thread_time() + 0.00005
+            while time.thread_time() < until:
+                pass
+            await asyncio.sleep(0.002)
+
+    async def give_up(self, turn: Turn, journal: TurnJournal) -> None:
+        raise AssertionError("nothing fails here")
+
+
+async def test_a_runner_whose_turns_use_its_whole_core_takes_no_more():
+    """Turns that keep the CPU busy bound how many run at once, well under max_turns."""
+    turns = Turns.build(
+        fakeredis.FakeAsyncRedis(decode_responses=True), "acme", limits=RunnerLimits()
+    )
+    for i in range(400):
+        await turns.queue.enqueue("test", f"ev{i}", "dm", f"t{i}", {"n": str(i)}, seen_ttl_s=60)
+    busy = Busy()
+    tasks = BackgroundTasks()
+    turns.runner.register("test", busy, tasks)
+    stop = asyncio.Event()
+    running = asyncio.create_task(turns.runner.run(stop))
+    await asyncio.sleep(1.5)
+    stop.set()
+    await running
+    await tasks.drain(timeout_s=0)
+    assert turns.runner.lag.demand > 0.8
+    assert 0 < busy.started <= 200  # 400 queued, max_turns 500: the CPU said when to stop

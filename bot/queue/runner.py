@@ -1,8 +1,9 @@
 """Turn runners: a consumer of the turn stream, in `serve` (by default) and in every `worker`.
 
-A runner takes entries while it has room — a bound on turns at once, and none while its
-event loop is running late (the CPU is the limit, not a fixed count) — a few at a time, so
-that the other runners get the rest. In `serve`, which also acks, acks come first: a turn
+A runner takes entries while it has room — a bound on turns at once (max_turns), and none
+while its event loop runs late or needs its whole core (the CPU is the limit, not a fixed
+count) — a few at a time, and the next few only once the loop shows what those cost, so that
+the other runners get the rest and a burst is not all taken at once. In `serve`, which also acks, acks come first: a turn
 starts once the process's acks have paused (for at most half a second), so a burst is acked
 before its turns compete for the same event loop. Turns of one thread run in order, one at a time, under the thread's
 lease; turns of different threads run side by side. An entry whose runner died is reclaimed
@@ -19,10 +20,12 @@ import os
 import socket
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import BinaryIO, Protocol
 
 import redis.exceptions
 import structlog
+from prometheus_client import Gauge
 
 from bot.queue.journal import TurnJournal
 from bot.queue.stream import Turn, TurnQueue
@@ -30,6 +33,10 @@ from bot.tasks import BackgroundTasks
 
 log = structlog.get_logger("turns")
 MAX_ATTEMPTS = 3
+TURNS_RUNNING = Gauge("approvals_turns_running", "Turns this process runs now.")
+TURNS_RUNNING_MAX = Gauge(
+    "approvals_turns_running_max", "The most turns this process has run at once (since start)."
+)
 
 
 class TurnHandler(Protocol):
@@ -48,6 +55,7 @@ class RunnerLimits:
     lease_s: float = 10.0
     reclaim_idle_s: float = 15.0
     max_lag_ms: float = 50.0  # take no new turns while the event loop runs this late
+    max_demand: float = 0.9  # … or while it runs or waits for a core this much of the time
     max_attempts: int = MAX_ATTEMPTS
     block_ms: int = 500
     read_count: int = 32  # entries per read: runners share a burst, not the first takes it all
@@ -62,20 +70,86 @@ def consumer_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(2).hex()}"
 
 
+class CpuDemand:
+    """Seconds this thread has run or waited for a core: Linux's schedstat, else its CPU time.
+
+    A thread that is running or runnable all the time needs the whole core it runs on, whether
+    it gets it (a quiet machine) or waits for it (a loaded one); its own CPU time alone reads
+    low exactly when the machine is busy.
+    """
+
+    PATH = "/proc/thread-self/schedstat"
+
+    def __init__(self) -> None:
+        try:
+            self._file: BinaryIO | None = Path(self.PATH).open("rb", buffering=0)  # noqa: SIM115
+        except OSError:
+            self._file = None
+
+    def seconds(self) -> float:
+        if self._file is None:
+            return time.thread_time()
+        self._file.seek(0)
+        run_ns, wait_ns, _ = self._file.read().split()
+        return (int(run_ns) + int(wait_ns)) / 1e9
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
 class LoopLag:
-    """How late the event loop runs (ms, smoothed): the runner's measure of a busy CPU."""
+    """How late the event loop runs (ms) and how much of a core it needs (0..1), both smoothed.
+
+    The runner's measure of a busy CPU: a loop that is late, or that runs or waits for a core
+    nearly all the time, has as many turns as its CPU can take.
+    """
 
     def __init__(self, every_s: float = 0.02) -> None:
         self.every_s = every_s
         self.ms = 0.0
+        self.demand = 0.0
+        self._waiting: list[asyncio.Future[None]] = []
+        self._running = False
 
     async def run(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
-        while not stop.is_set():
-            start = loop.time()
+        cpu = CpuDemand()  # the loop's own thread: sampled from it
+        self._running = True
+        try:
+            while not stop.is_set():
+                start, used = loop.time(), cpu.seconds()
+                await asyncio.sleep(self.every_s)
+                wall = loop.time() - start
+                late = max(0.0, (wall - self.every_s) * 1000)
+                self.ms = late if late > self.ms else self.ms * 0.7 + late * 0.3
+                share = min(1.0, (cpu.seconds() - used) / max(wall, 1e-6))
+                self.demand = self.demand * 0.7 + share * 0.3
+                self._wake_waiting()
+        finally:
+            cpu.close()
+            self._running = False
+            self._wake_waiting()
+
+    def _wake_waiting(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for f in waiting:
+            if not f.done():
+                f.set_result(None)
+
+    async def measured(self) -> None:
+        """Wait until a whole sample has been taken from now on, so it counts what just started.
+
+        Turns cost their CPU once they run: read again before that shows, a burst was taken up
+        to max_turns at once (500 a runner, each with its own Redis and HTTP connections).
+        """
+        if not self._running:  # no sampler (a runner that only pumps): one period's pause
             await asyncio.sleep(self.every_s)
-            late = max(0.0, (loop.time() - start - self.every_s) * 1000)
-            self.ms = late if late > self.ms else self.ms * 0.7 + late * 0.3
+            return
+        for _ in range(2):  # the sample under way began before; the next one is all after
+            f = asyncio.get_running_loop().create_future()
+            self._waiting.append(f)
+            await f
 
 
 class TurnRunner:
@@ -95,6 +169,7 @@ class TurnRunner:
         self.tasks: BackgroundTasks | None = None
         self.lag = LoopLag()
         self.running = 0
+        self.most_running = 0
         self.inflight: set[str] = set()
         self._threads: dict[str, asyncio.Event] = {}
         self._pumping = False
@@ -118,7 +193,8 @@ class TurnRunner:
     def free(self) -> int:
         # a late loop with no turn of ours running is someone else's load: take turns anyway
         # (on a busy machine the runner otherwise stopped for good with entries queued)
-        busy = self.running > 0 and self.lag.ms > self.limits.max_lag_ms
+        late = self.lag.ms > self.limits.max_lag_ms or self.lag.demand > self.limits.max_demand
+        busy = self.running > 0 and late
         if busy or self.acking():
             return 0
         return max(0, self.limits.max_turns - self.running)
@@ -172,6 +248,8 @@ class TurnRunner:
                 took = self.start(await self.queue.read(self.consumer, self._take()))
                 if not took and not self._again:
                     return
+                if took:
+                    await self.lag.measured()
         except (redis.exceptions.RedisError, OSError) as e:
             # the entry stays queued: the polling loop or another runner takes it
             log.warning("turns_read_failed", error=repr(e)[:200])
@@ -189,6 +267,10 @@ class TurnRunner:
             self.running += 1
             self.tasks.spawn(self._execute(turn), name=f"turn:{turn.platform}:{turn.id}")
             started += 1
+        TURNS_RUNNING.set(self.running)
+        if self.running > self.most_running:
+            self.most_running = self.running
+            TURNS_RUNNING_MAX.set(self.running)
         if turns and self.free() == 0:
             self._maybe_more = True
         return started
@@ -213,9 +295,11 @@ class TurnRunner:
                         with contextlib.suppress(TimeoutError):
                             await asyncio.wait_for(stop.wait(), 0.05)
                         continue
-                    self.start(
+                    took = self.start(
                         await self.queue.read(self.consumer, self._take(), self.limits.block_ms)
                     )
+                    if took:  # more only once the loop shows what these cost
+                        await self.lag.measured()
                 except (redis.exceptions.RedisError, OSError) as e:
                     log.error("turns_unreachable", error=repr(e)[:200])
                     with contextlib.suppress(TimeoutError):
@@ -252,6 +336,7 @@ class TurnRunner:
         finally:
             self.inflight.discard(turn.id)
             self.running -= 1
+            TURNS_RUNNING.set(self.running)
             self._thread_done(turn.thread)
             if self._maybe_more:
                 self._maybe_more = False
