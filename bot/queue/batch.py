@@ -55,23 +55,25 @@ def untimed(client: aioredis.Redis) -> aioredis.Redis:
     )
 
 
-def _bulk(value: str | bytes | int) -> bytes:
-    """One RESP bulk string (the arguments are str, int or bytes; anything else is a bug)."""
+def _encoded(value: str | bytes | int) -> bytes:
+    """A script argument's bytes (str, bytes or int; anything else is a bug)."""
     if isinstance(value, str):
-        data = value.encode()
-    elif isinstance(value, bytes):
-        data = value
-    elif isinstance(value, int):
-        data = b"%d" % value
-    else:
-        raise TypeError(f"a script argument must be str, bytes or int, not {type(value).__name__}")
-    return b"$%d\r\n%s\r\n" % (len(data), data)
+        return value.encode()
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, int):
+        return b"%d" % value
+    raise TypeError(f"a script argument must be str, bytes or int, not {type(value).__name__}")
 
 
 def _evalsha(sha: str, keys: list[str], args: list[Any]) -> bytes:
     """EVALSHA sha numkeys keys… args… as the bytes redis-py's pipeline would send."""
-    head = b"*%d\r\n$7\r\nEVALSHA\r\n" % (3 + len(keys) + len(args))
-    return b"".join([head, _bulk(sha), _bulk(len(keys)), *map(_bulk, keys), *map(_bulk, args)])
+    parts = [b"*%d\r\n$7\r\nEVALSHA\r\n" % (3 + len(keys) + len(args))]
+    for value in (sha, len(keys), *keys, *args):
+        # (nearly all are str: encoded here, without a call each, on every ack)
+        data = value.encode() if type(value) is str else _encoded(value)
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
 
 
 class ScriptBatcher:

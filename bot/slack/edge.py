@@ -17,6 +17,7 @@ Nothing reaches Bolt that could crash it or our listeners:
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
 import time
@@ -38,13 +39,13 @@ from pydantic import (
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.request.internals import parse_body
 from slack_bolt.response import BoltResponse
-from slack_sdk.signature import SignatureVerifier
 
 from bot.budget import VerificationBudget, client_address
 from bot.once import Answer, Once
 
 log = structlog.get_logger("edge")
 TIMESTAMP = re.compile(r"[0-9]{1,12}")
+STALE_AFTER_S = 5 * 60  # Slack's own limit on a request's age (as slack_sdk's verifier)
 MAX_DEPTH = 64  # Slack's own payloads nest about ten deep
 Id = Annotated[str, StringConstraints(min_length=1, max_length=255)]
 # `R…:<step>`: a request id and a step index of at most three digits (no 5,000-digit ints)
@@ -283,13 +284,18 @@ class SlackEdge:
         budget: VerificationBudget | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.verifier = SignatureVerifier(signing_secret, clock=_Clock(clock))
+        self._secret = signing_secret.encode()
+        self._clock = clock
         self.budget = budget if budget is not None else VerificationBudget()
         self.budget.share(redis)  # one total for every process on this Redis
         self.once = Once(redis, "slack")
 
-    def verify(self, text: str, headers: Any) -> None:
-        """Check the signature headers before anything else reads the body.
+    def verify(self, body: bytes | str, headers: Any) -> None:
+        """Check the signature headers before anything else reads the body (text: as UTF-8).
+
+        Slack's scheme (v0=HMAC-SHA256 of `v0:<timestamp>:<body>`), computed over the bytes
+        as they came: slack_sdk's verifier wants text, and decoding then re-encoding a
+        body was a third of the check's CPU on every ack.
 
         Raises:
             Refused: 400 malformed headers; 401 unsigned, or a wrong or stale signature.
@@ -301,10 +307,13 @@ class SlackEdge:
         if not ts or not sig:
             raise Refused(401, "unsigned")
         try:
-            valid = self.verifier.is_valid(text, ts, sig)
-        except (UnicodeEncodeError, ValueError):
-            valid = False
-        if not valid:
+            data = body if isinstance(body, bytes) else body.encode()
+            given = sig.encode()
+        except UnicodeEncodeError:
+            raise Refused(401, "the signature does not match or is stale") from None
+        fresh = abs(self._clock() - int(ts)) <= STALE_AFTER_S
+        mac = hmac.new(self._secret, b"v0:%s:%s" % (ts.encode(), data), hashlib.sha256)
+        if not (fresh and hmac.compare_digest(b"v0=" + mac.hexdigest().encode(), given)):
             raise Refused(401, "the signature does not match or is stale")
 
     @staticmethod
@@ -375,13 +384,3 @@ async def _kept(response: Awaitable[BoltResponse]) -> Answer:
 
 def _answer(status: int, text: str) -> web.Response:
     return web.Response(status=status, text=text)
-
-
-class _Clock:
-    """slack_sdk's verifier asks a clock object for `now()`."""
-
-    def __init__(self, clock: Callable[[], float]) -> None:
-        self._clock = clock
-
-    def now(self) -> float:
-        return self._clock()
