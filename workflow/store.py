@@ -343,7 +343,7 @@ def versioned(model: type[R], raw: Sequence[Any] | None) -> R | None:
 
 
 def script_read(
-    name: str, keys: Sequence[str], args: Sequence[Any], *, as_bytes: bool = False
+    name: str, keys: Sequence[str | bytes], args: Sequence[Any], *, as_bytes: bool = False
 ) -> tuple[str, list[Any]]:
     """The read call running one of READ_SCRIPTS on `keys` with `args`, inside a pipelined read;
     with `as_bytes`, its reply's strings are left as Redis sent them (bytes) instead of decoded:
