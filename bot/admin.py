@@ -511,18 +511,20 @@ class ExportWriter:
             self.out.write("".join([line + "\n" for line in lines]))
             return
         # Most rows need no quoting: such a row is its cells joined, as the csv module writes
-        # it, at a third of the module's cost per row; a row with a quote, comma or line break
-        # in a cell, or an empty cell (None), is left to the module.
+        # it, at a third of the module's cost per row, and a cell with a comma (but no quote or
+        # line break) is quoted as the module quotes it; a row with a quote or a line break in
+        # a cell, or an empty cell (None), is left to the module.
         commas, out = len(self._rows.columns) - 1, []
         for x in rows:
             text = ",".join(map(str, x))
             if (
-                text.count(",") == commas
-                and '"' not in text
+                '"' not in text
                 and "\r" not in text
                 and "\n" not in text
                 and ("None" not in text or None not in x)
             ):
+                if text.count(",") != commas:  # e.g. decided_by: "Ann Lee, Bo Li"
+                    text = ",".join([f'"{v}"' if "," in v else v for v in map(str, x)])
                 out.append(text + "\r\n")
             else:
                 self._csv.writerow(x)

@@ -284,6 +284,8 @@ async def test_streamed_csv_is_what_the_csv_module_writes_of_each_requests_row(e
     await _mixed(engine)
     tricky = {**EXPENSE, "amount": 99.5, "description": 'taxi, "airport"\nand back'}
     await submitted(engine, actor="oliver", process="expense", fields=tricky)
+    commas = {**EXPENSE, "description": "hotel, two nights, breakfast"}
+    await submitted(engine, actor="oliver", process="expense", fields=commas)
     everything = {"since": None, "until": None, "status": None, "process": None}
     requests = [r async for _, r in admin.iter_requests(engine, **everything)]
     for with_reasons in (False, True):
@@ -300,5 +302,6 @@ async def test_streamed_csv_is_what_the_csv_module_writes_of_each_requests_row(e
         ):
             writer.write_rows(page)
         assert got.getvalue() == expected.getvalue()
-        assert writer.count == len(requests) == 5
+        assert writer.count == len(requests) == 6
     assert '"taxi, ""airport""\nand back"' in got.getvalue()
+    assert ',"hotel, two nights, breakfast"\r\n' in got.getvalue()
