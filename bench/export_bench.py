@@ -1,0 +1,86 @@
+"""`requests list --all` and `requests export --format csv` of one month, read only.
+
+    python bench/export_bench.py --redis-url redis://127.0.0.1:6391/0 --month 2025-03 [--runs 3]
+
+Times the two commands' own streaming paths (admin.iter_table_pages, admin.iter_export_pages
+and ExportWriter, as bot/cli.py runs them, into memory instead of a terminal) on a Redis that
+bench/scale_bench.py filled and kept (`--redis-url`), for the 10,000-person organisation it
+generates: wall seconds and this process's CPU µs per row, min / median / max of --runs. It
+only reads (scale_bench's --measure-only submits requests to measure them). The machine may
+be shared: CPU per row is the figure that does not wait for a core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import sys
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.scale_bench import META, _runs  # noqa: E402
+from bench.scale_org import org_config  # noqa: E402
+from bot import admin  # noqa: E402
+from workflow.clock import FixedClock  # noqa: E402
+from workflow.engine import Engine  # noqa: E402
+from workflow.store import connect  # noqa: E402
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    client = connect(args.redis_url)
+    fill = await client.hgetall(META)
+    if not fill:
+        raise SystemExit(f"{args.redis_url} holds no scale_bench fill (no key {META})")
+    engine = Engine(
+        org_config(int(fill["people"]), org_id="scalebench"), client, FixedClock(datetime.now())
+    )
+    first = date.fromisoformat(args.month + "-01")
+    last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+    month: admin.Filters = {"since": first, "until": last, "status": None, "process": None}
+    out: dict[str, Any] = {"month": args.month, "requests_in_redis": int(fill.get("made", 0))}
+    walls: dict[str, list[float]] = {"list": [], "export": []}
+    cpus: dict[str, list[float]] = {"list": [], "export": []}
+    rows = 0
+    for _ in range(args.runs):
+        t, c = time.perf_counter(), time.process_time()
+        sink, rows = io.StringIO(), 0
+        async for _, lines in admin.iter_table_pages(engine, **month):
+            sink.write("".join([line + "\n" for line in lines]))
+            rows += len(lines)
+        walls["list"].append(time.perf_counter() - t)
+        cpus["list"].append(time.process_time() - c)
+        t, c = time.perf_counter(), time.process_time()
+        writer = admin.ExportWriter(engine, io.StringIO(), "csv", False)
+        async for page in admin.iter_export_pages(engine, **month, with_reasons=False):
+            writer.write_rows(page)
+        walls["export"].append(time.perf_counter() - t)
+        cpus["export"].append(time.process_time() - c)
+    await client.aclose()
+    out["rows"] = rows
+    for name in ("list", "export"):
+        out[f"{name}_s"] = _runs(walls[name])
+        out[f"{name}_cpu_us_per_row"] = _runs([x * 1e6 / max(rows, 1) for x in cpus[name]])
+    out["load_average"] = [round(x, 1) for x in os.getloadavg()]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--redis-url", required=True, help="a Redis scale_bench filled and kept")
+    parser.add_argument("--month", required=True, help="YYYY-MM, of the fill's simulated dates")
+    parser.add_argument("--runs", type=int, default=3)
+    print(json.dumps(asyncio.run(run(parser.parse_args())), indent=1))
+
+
+if __name__ == "__main__":
+    main()
