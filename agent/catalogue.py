@@ -854,22 +854,33 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "answer.bulk.refused": ("Not approved: {request} — {why}", "未批准：{request} — {why}"),
     "word.a_request": ("a request", "一项申请"),
     "answer.bulk.none": ("Select at least one request.", "请至少选择一个申请。"),
-    # the offline planner asking for a form field the organisation added (agent/planner/_forms.py)
+    # the offline planner asking for a form field the organisation added (agent/planner/_forms.py);
+    # field.problem.* say why a value does not fit, there and in a refused request
     "planner.field.ask": ("What is the {label}?", "{label}是什么？"),
-    "planner.field.date": ("“{value}” is not a date I can read.", "“{value}”不是可识别的日期。"),
-    "planner.field.number": ("“{value}” is not a number.", "“{value}”不是数字。"),
-    "planner.field.min": ("The {label} must be at least {min}.", "{label}不能小于 {min}。"),
-    "planner.field.max": ("The {label} must be at most {max}.", "{label}不能大于 {max}。"),
-    "planner.field.choice": (
+    "field.problem.date": ("“{value}” is not a date I can read.", "“{value}”不是可识别的日期。"),
+    "field.problem.number": ("“{value}” is not a number.", "“{value}”不是数字。"),
+    "field.problem.min": ("The {label} must be at least {min}.", "{label}不能小于 {min}。"),
+    "field.problem.max": ("The {label} must be at most {max}.", "{label}不能大于 {max}。"),
+    "field.problem.choice": (
         "The {label} is one of {choices}.",
         "{label}须为以下之一：{choices}。",
     ),
-    "planner.field.too_long": (
+    "field.problem.too_long": (
         "That is too long for the {label} (at most {max} characters).",
         "{label}太长了（最多 {max} 个字符）。",
     ),
-    "planner.field.bool": ("Please answer yes or no.", "请回答“是”或“否”。"),
-    "planner.field.text": ("“{value}” cannot be the {label}.", "“{value}”不能作为{label}。"),
+    "field.problem.bool": ("Please answer yes or no.", "请回答“是”或“否”。"),
+    "field.problem.text": ("“{value}” cannot be the {label}.", "“{value}”不能作为{label}。"),
+    # a form refused by the engine's validation (agent/refusals.py), one sentence per field
+    "field.problem.required": ("The {label} is required.", "请填写{label}。"),
+    "field.problem.unknown": (
+        "“{name}” is not on this form (its fields: {fields}).",
+        "“{name}”不在此表单中（表单字段：{fields}）。",
+    ),
+    "field.problem.past": (
+        "The {label}, {day}, is still to come: give the day it happened, today ({today}) or earlier.",
+        "{label}{day}还没到：请填写实际发生的日期（今天{today}或更早）。",
+    ),
 }
 
 

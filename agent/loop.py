@@ -37,7 +37,7 @@ from agent.metrics import AGENT_TURNS, MODEL_CALL_SECONDS, TOOL_CALLS
 from agent.model import ChatModel
 from agent.planner import reads_as_correction
 from agent.prompt import person_prompt, stable_prompt
-from agent.refusals import refusal_step, refusal_text
+from agent.refusals import refusal_step, refusal_text, refused_fields
 from agent.tools import Observation, ProposalInfo, ToolContext, ToolRegistry, default_tools
 from agent.tools.base import enum_errors, failed, field_errors
 from agent.tools.choose import MORE_TOOLS, Offer, choose_tools, offered_specs
@@ -435,9 +435,8 @@ class Agent:
                 f"{call.name} took longer than {self.limits.tool_timeout_s:g} s and was stopped; tell the user to try again shortly.",
             )
         except WorkflowError as e:
-            extra = (
-                {"field_errors": e.details["field_errors"]} if e.details.get("field_errors") else {}
-            )
+            fields = refused_fields(e, ctx.locale)
+            extra = {"field_errors": fields} if fields else {}
             # the step line says what happened in a few words; the message is the one sentence
             # the answer gives (dates a person reads, no ids: the model can look those up)
             return failed(

@@ -6,9 +6,12 @@ person sees in a chat, a step line or a form comes from here, in their language.
 
 from __future__ import annotations
 
+from datetime import date
+
 from agent.catalogue import CATALOGUE, say
-from agent.i18n import fmt_range
-from workflow.errors import OverlappingLeave, WorkflowError
+from agent.i18n import fmt_date, fmt_range
+from workflow.config import FieldDef
+from workflow.errors import FieldProblem, OverlappingLeave, ValidationFailed, WorkflowError
 from workflow.models import LeaveEntry
 
 
@@ -19,7 +22,44 @@ def refusal_text(e: WorkflowError, locale: str) -> str:
         dates = fmt_range(leave.start, leave.end, leave.start_half, leave.end_half, locale)
         code = "refusal.overlap.approved" if leave.status.value == "approved" else "refusal.overlap"
         return say(code, locale, dates=dates)
+    if isinstance(e, ValidationFailed) and e.problems:
+        return "\n".join(problem_text(p, locale) for p in e.problems.values())
     return e.localized(locale)
+
+
+def refused_fields(e: WorkflowError, locale: str) -> dict[str, str]:
+    """{field name: why, in the reader's words} for a refusal over fields (empty for others)."""
+    if not isinstance(e, ValidationFailed):
+        return {}
+    return {
+        name: problem_text(e.problems[name], locale) if name in e.problems else text
+        for name, text in e.field_errors.items()
+    }
+
+
+def problem_text(problem: FieldProblem, locale: str, value: str | None = None) -> str:
+    """Why a value does not fit its field, naming the field by its label and any day as the
+    reader's cards write it ("The date spent, Sat 5 Dec 2026, is still to come: …")."""
+    values: dict[str, object] = {"value": "", **problem.values}
+    if value is not None:
+        values["value"] = value.strip()
+    for key, item in values.items():
+        if isinstance(item, date):
+            values[key] = fmt_date(item, locale)
+        elif isinstance(item, tuple | list):
+            values[key] = say("word.list_sep", locale).join(map(str, item))
+    label = label_in_sentence(problem.field, locale) if problem.field else ""
+    return say(f"field.problem.{problem.code}", locale, label=label, **values)
+
+
+def label_in_sentence(f: FieldDef, locale: str) -> str:
+    """A field's label as it reads inside a sentence: '项目编号', 'project code', 'PO number'."""
+    if locale == "zh":
+        return f.label_zh
+    label = f.label
+    if len(label) > 1 and label[0].isupper() and label[1].islower():
+        return label[0].lower() + label[1:]
+    return label
 
 
 def refusal_step(e: WorkflowError, locale: str) -> str:

@@ -6,6 +6,7 @@ organisation file); the tools, the offline planner and the engine's validation a
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from datetime import date
 
@@ -13,8 +14,12 @@ import fakeredis
 import pytest
 
 from agent.dates import find_range, resolve_date
+from agent.events import FinalAnswer
+from agent.loop import Agent
+from agent.memory import ThreadMemory
 from agent.planner import OfflinePlanner
 from agent.planner._forms import form_value
+from agent.refusals import refusal_text, refused_fields
 from agent.tools import default_tools
 from agent.tools.propose import ProposeRequestArgs, propose_request
 from tests.agent.test_planner import SYSTEM_EN, SYSTEM_ZH, chat
@@ -66,20 +71,77 @@ async def test_an_expense_spent_on_1_dec_written_on_2_dec_is_this_1_december(eng
     assert request.fields["spent_on"] == "2026-12-01"
 
 
-@pytest.mark.parametrize("locale", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("actor", "locale", "said"),
+    [
+        (
+            "oliver",
+            "en",
+            "The date spent, Sat 5 Dec 2026, is still to come: give the day it happened, "
+            "today (Wed 2 Dec 2026) or earlier.",
+        ),
+        (
+            "zhangsan",
+            "zh",
+            "消费日期2026年12月5日（周六）还没到：请填写实际发生的日期（今天2026年12月2日（周三）或更早）。",
+        ),
+    ],
+)
 async def test_an_expense_dated_in_the_future_is_refused_with_a_sentence_to_act_on(
-    engine: Engine, locale: str
+    engine: Engine, actor: str, locale: str, said: str
 ):
+    """The field by its label and the days as the cards write them, in the reader's language."""
     with pytest.raises(ValidationFailed) as refused:
-        await engine.prepare_submit("oliver", "expense", {**EXPENSE, "spent_on": "2026-12-05"})
+        await engine.prepare_submit(actor, "expense", {**EXPENSE, "spent_on": "2026-12-05"})
     assert "spent_on" in refused.value.field_errors
-    said = refused.value.localized(locale)
-    if locale == "zh":
-        assert "消费日期 2026-12-05 还没到" in said and "今天 2026-12-02" in said
-    else:
-        assert "Date spent 2026-12-05 is still to come" in said and "today (2026-12-02)" in said
-    today = await engine.prepare_submit("oliver", "expense", {**EXPENSE, "spent_on": "2026-12-02"})
+    assert refusal_text(refused.value, locale) == said
+    assert refused_fields(refused.value, locale) == {"spent_on": said}
+    today = await engine.prepare_submit(actor, "expense", {**EXPENSE, "spent_on": "2026-12-02"})
     assert today.request.fields["spent_on"] == "2026-12-02"
+
+
+@pytest.mark.parametrize(
+    ("actor", "text", "said", "ask"),
+    [
+        (
+            "oliver",
+            "expense 50 GBP team lunch on 2026-12-05",
+            "The date spent, Sat 5 Dec 2026, is still to come",
+            "What should I change?",
+        ),
+        (
+            "zhangsan",
+            "报销 88 元 午饭 2026-12-05",
+            "消费日期2026年12月5日（周六）还没到",
+            "需要怎么调整？",
+        ),
+    ],
+)
+async def test_the_planner_says_a_refused_day_once_in_the_readers_words(
+    engine: Engine, actor: str, text: str, said: str, ask: str
+):
+    """No 'spent_on: must be today (2026-12-02) or earlier' under it, in English, in a Chinese chat."""
+    agent = Agent(
+        OfflinePlanner(), engine, ThreadMemory(fakeredis.FakeAsyncRedis(decode_responses=True))
+    )
+    events = [e async for e in agent.run(f"{actor}:t", actor, text)]
+    answer = events[-1]
+    assert isinstance(answer, FinalAnswer)
+    lines = answer.text.split("\n")
+    assert lines[0].startswith(said) and lines[-1] == ask and len(lines) == 3
+    assert "spent_on" not in answer.text and not re.search(r"\d{4}-\d{2}-\d{2}", answer.text)
+
+
+async def test_every_field_refused_is_named_by_its_label_in_chinese(engine: Engine):
+    fields = {**EXPENSE, "amount": None, "currency": "JPY", "spent_on": "next week"}
+    with pytest.raises(ValidationFailed) as refused:
+        await engine.prepare_submit("zhangsan", "expense", fields)
+    assert refusal_text(refused.value, "zh").splitlines() == [
+        "请填写金额。",
+        "币种须为以下之一：CNY、GBP、USD、EUR。",
+        "“next week”不是可识别的日期。",
+    ]
+    assert refusal_text(refused.value, "en").splitlines()[0] == "The amount is required."
 
 
 def test_past_is_only_for_date_fields():

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workflow.config import FieldDef
+
 
 class WorkflowError(Exception):
     """Base of every error the engine raises on purpose; `str(e)` is fit to show a person."""
@@ -31,16 +36,35 @@ class NotFound(WorkflowError):
     code = "not_found"
 
 
+class FieldProblem(ValueError):
+    """Why a value does not fit its field: `code` and `values` make a sentence in any language;
+    `str()` is the English phrase that follows the field's name ("must be a number")."""
+
+    def __init__(self, code: str, message: str, **values: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
+        # the field it is about (its labels name it to a person); None for a name not on the form
+        self.field: FieldDef | None = None
+
+
 class ValidationFailed(WorkflowError):
-    """The fields of a request are wrong; `field_errors` maps each field to its problem."""
+    """The fields of a request are wrong; `field_errors` maps each field to its problem in
+    English (for logs and the CLI), `problems` to the same as data a person's sentence is made of."""
 
     code = "validation_failed"
 
     def __init__(
-        self, message: str, field_errors: dict[str, str] | None = None, *, zh: str | None = None
+        self,
+        message: str,
+        field_errors: dict[str, str] | None = None,
+        *,
+        zh: str | None = None,
+        problems: dict[str, FieldProblem] | None = None,
     ) -> None:
         super().__init__(message, zh=zh, field_errors=field_errors or {})
         self.field_errors = field_errors or {}
+        self.problems = problems or {}
 
 
 class NotAllowed(WorkflowError):

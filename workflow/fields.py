@@ -8,17 +8,9 @@ from datetime import date, datetime
 from typing import Any
 
 from workflow.config import FieldDef, FieldType, OrgConfig, ProcessDef
-from workflow.errors import ValidationFailed
+from workflow.errors import FieldProblem, ValidationFailed
 
-
-class FieldProblem(ValueError):
-    """Why a value does not fit its field: `code` and `values` make a sentence in any language;
-    `str()` is the English phrase that follows the field's name ("must be a number")."""
-
-    def __init__(self, code: str, message: str, **values: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.values = values
+__all__ = ["FieldProblem", "field_value", "validate_fields"]
 
 
 def _as_date(value: Any) -> date:
@@ -110,30 +102,43 @@ def validate_fields(
 
     With `today` (the requester's), a `past` date field later than today is refused too.
     """
-    errors: dict[str, str] = {}
+    problems: dict[str, FieldProblem] = {}
     clean: dict[str, Any] = {}
     for name in raw:
         if process.field(name) is None:
-            known = ", ".join(f.name for f in process.fields)
-            errors[name] = f"is not a field of {process.name} (fields: {known})"
+            known = tuple(f.name for f in process.fields)
+            problems[name] = FieldProblem(
+                "unknown",
+                f"is not a field of {process.name} (fields: {', '.join(known)})",
+                name=name,
+                fields=known,
+            )
     for f in process.fields:
         value = raw.get(f.name)
         if value is None or (isinstance(value, str) and not value.strip()):
             if f.required:
-                errors[f.name] = "is required"
+                problems[f.name] = _about(f, FieldProblem("required", "is required"), value)
             elif f.type is FieldType.BOOL:
                 clean[f.name] = False
             continue
         try:
             clean[f.name] = field_value(f, value, config)
-        except ValueError as e:
-            errors[f.name] = str(e)
-    if errors:
+        except FieldProblem as problem:
+            problems[f.name] = _about(f, problem, value)
+    if problems:
+        errors = {name: str(problem) for name, problem in problems.items()}
         detail = "; ".join(f"{k} {v}" for k, v in errors.items())
-        raise ValidationFailed(f"Please fix the request: {detail}.", errors)
+        raise ValidationFailed(f"Please fix the request: {detail}.", errors, problems=problems)
     if today is not None:
         _check_past(process, clean, today)
     return clean
+
+
+def _about(f: FieldDef, problem: FieldProblem, value: Any) -> FieldProblem:
+    """The problem tied to its field and the value given, so a sentence can name both."""
+    problem.field = f
+    problem.values.setdefault("value", "" if value is None else str(value).strip())
+    return problem
 
 
 def _check_past(process: ProcessDef, clean: Mapping[str, Any], today: date) -> None:
@@ -141,9 +146,15 @@ def _check_past(process: ProcessDef, clean: Mapping[str, Any], today: date) -> N
     for f in process.fields:
         day = clean.get(f.name)
         if f.past and day is not None and date.fromisoformat(day) > today:
+            problem = FieldProblem(
+                "past",
+                f"must be today ({today}) or earlier",
+                day=date.fromisoformat(day),
+                today=today,
+            )
             raise ValidationFailed(
                 f"{f.label} {day} is still to come: give the day it happened, today "
                 f"({today}) or earlier.",
-                {f.name: f"must be today ({today}) or earlier"},
-                zh=f"{f.label_zh} {day} 还没到：请填写实际发生的日期（今天 {today} 或更早）。",
+                {f.name: str(problem)},
+                problems={f.name: _about(f, problem, day)},
             )

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from agent.catalogue import say
 from agent.dates import find_dates
 from agent.messages import ToolSpec
+from agent.refusals import label_in_sentence, problem_text
 from agent.tools.base import PAST_MARK
 from workflow.config import FieldDef, FieldType
 from workflow.fields import FieldProblem, field_value
@@ -111,19 +112,9 @@ def form_value(f: FieldDef, answer: str, today: date) -> Any:
 
 def ask_field(f: FieldDef, lang: str, answer: str = "", problem: FieldProblem | None = None) -> str:
     """The question for a field by its label; after an answer that did not fit, why first."""
-    label = f.label_zh if lang == "zh" else _in_sentence(f.label)
-    question = say("planner.field.ask", lang, label=label)
+    question = say("planner.field.ask", lang, label=label_in_sentence(f, lang))
     if problem is None:
         return question
-    values: dict[str, object] = {"value": answer.strip(), **problem.values}
-    if isinstance(values.get("choices"), tuple | list):
-        values["choices"] = say("word.list_sep", lang).join(map(str, values["choices"]))
-    code = f"planner.field.{problem.code}"
-    return say(code, lang, label=label, **values) + ("" if lang == "zh" else " ") + question
-
-
-def _in_sentence(label: str) -> str:
-    """'Project code' → 'project code' inside a sentence; an acronym ('PO number') stays."""
-    if len(label) > 1 and label[0].isupper() and label[1].islower():
-        return label[0].lower() + label[1:]
-    return label
+    problem.field = f
+    why = problem_text(problem, lang, value=answer)
+    return why + ("" if lang == "zh" else " ") + question

@@ -188,9 +188,9 @@ def _after_failure(observation: Observation, lang: Lang) -> Reply:
     result = observation.result
     message = result.get("message") or result.get("summary") or text("failed", lang)
     lines = [str(message).strip()]
-    errors = field_errors(result)
-    for name, error in errors:
-        lines.append(f"• {name}: {error}" if name else f"• {error}")
+    for name, error in field_errors(result):
+        if error not in lines[0]:  # a refused form's message already says each field's problem
+            lines.append(f"• {name}: {error}" if name else f"• {error}")
     body = "\n".join(lines)
     return Reply(f"{body}\n\n{text('what_to_change', lang)}")
 

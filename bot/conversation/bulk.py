@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from agent.refusals import refusal_text
 from bot.conversation.buttons import parse_step_value
 from bot.wording import request_named, say
 from workflow.bulk import Item
@@ -54,7 +55,7 @@ class BulkClicks:
         for o in outcomes:
             if o.error is not None:
                 named = await self._named(o.item.request_id, person.id, locale)
-                why = o.error.localized(locale)
+                why = refusal_text(o.error, locale)
                 lines.append(say("answer.bulk.refused", locale, request=named, why=why))
         tone: Any = "success" if done == len(outcomes) else "info" if done else "error"
         return Answer(done > 0, "\n".join(lines), tone)

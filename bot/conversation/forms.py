@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.refusals import refusal_text
+from agent.refusals import refusal_text, refused_fields
 from workflow.chain import resolve_chain
 from workflow.config import Person
 from workflow.engine import Engine
@@ -42,8 +42,8 @@ async def submit_leave(engine: Engine, person: Person, fields: dict[str, Any]) -
         proposal = await engine.prepare_submit(person.id, "leave", fields)
         outcome = await engine.confirm(proposal.pending.id, person.id)
     except ValidationFailed as e:
-        errors = {k if k in FIELDS else "reason": v for k, v in e.field_errors.items()}
-        return FormResult(None, errors or {"leave_type": e.localized(locale)})
+        errors = {k if k in FIELDS else "reason": v for k, v in refused_fields(e, locale).items()}
+        return FormResult(None, errors or {"leave_type": refusal_text(e, locale)})
     except InsufficientBalance as e:
         return FormResult(None, {"end": e.localized(locale)})
     except OverlappingLeave as e:

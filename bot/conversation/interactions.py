@@ -13,6 +13,7 @@ from typing import Literal
 import structlog
 
 from agent.memory import ThreadMemory
+from agent.refusals import refusal_text
 from bot import wording
 from bot.conversation.bulk import BulkClicks
 from bot.conversation.counter import CounterClicks
@@ -75,7 +76,7 @@ class Interactions(CounterClicks, BulkClicks):
 
     def _refused(self, e: WorkflowError, locale: str, card: CardView | None = None) -> Answer:
         log.info("click_refused", code=e.code, error=e.message)
-        return Answer(False, e.localized(locale), "error", card, error=e, locale=locale)
+        return Answer(False, refusal_text(e, locale), "error", card, error=e, locale=locale)
 
     async def _summary(self, pending: PendingAction, viewer: str, locale: str) -> str:
         """The first line of a pending action's card: what it is about."""
@@ -119,7 +120,7 @@ class Interactions(CounterClicks, BulkClicks):
             closed = pending.status is PendingStatus.CANCELLED or isinstance(e, NotFound)
             summary = await self._summary(pending, person.id, locale) if closed else ""
             return self._refused(
-                e, locale, Closed(summary, e.localized(locale), ok=False) if closed else None
+                e, locale, Closed(summary, refusal_text(e, locale), ok=False) if closed else None
             )
         req = outcome.request
         payload = pending_payload(pending)
