@@ -25,6 +25,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "status.withdrawn": ("Withdrawn", "已撤回"),
     "status.expired": ("Expired", "已过期"),
     "what.leave": ("{type}, {dates} ({days})", "{type}，{dates}（{days}）"),
+    "what.expense": (
+        "{name}: {amount} {currency} ({category})",
+        "{name}：{amount} {currency}（{category}）",
+    ),
     "line.step_with": (
         "step {n} of {total} ({name}) with {who}",
         "第 {n}/{total} 步（{name}），待 {who} 审批",

@@ -10,10 +10,10 @@ from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
-from agent.catalogue import CATALOGUE, say
+from agent.catalogue import say
 from agent.events import ProposalReady
 from agent.i18n import fmt_date, fmt_days, fmt_range
-from agent.tools.describe import status_text, what, where_it_is
+from agent.tools.describe import choice_text, status_text, what, where_it_is
 from bot.presentation.model import Reader
 from bot.presentation.model import reader as as_reader
 from bot.presentation.times import at_text
@@ -209,12 +209,6 @@ def subject_facts(req: Request, engine: Engine, locale: str) -> list[tuple[str, 
             continue
         pairs.append((field_label(fd, locale), field_value(fd, value, engine, locale)))
     return pairs
-
-
-def choice_text(value: object, locale: str) -> str:
-    """A choice field's value as a person reads it: 'Meals' / '餐饮'; unknown values as themselves."""
-    key = f"choice.{value}"
-    return say(key, locale) if key in CATALOGUE else str(value).replace("_", " ").capitalize()
 
 
 # Proposal fields shown on their own line, not among the facts; fields only the model needs.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from agent.catalogue import say
+from agent.catalogue import CATALOGUE, say
 from agent.i18n import fmt_days, fmt_range
 from workflow.config import OrgConfig
 from workflow.directory import Directory
@@ -55,7 +55,16 @@ def what_of(
         return say("what.leave", locale, type=lt, dates=dates, days=days)
     name = process.display_name(locale)
     if process_key == "expense":
-        return f"{name}: {f.get('amount', 0):g} {f.get('currency', '')} ({f.get('category', '')})"
+        amount = f"{f.get('amount', 0):g}"
+        category = choice_text(f.get("category", ""), locale)
+        return say(
+            "what.expense",
+            locale,
+            name=name,
+            amount=amount,
+            currency=f.get("currency", ""),
+            category=category,
+        )
     if "start" in f and "end" in f:
         dates = fmt_range(
             date.fromisoformat(f["start"]), date.fromisoformat(f["end"]), False, False, locale
@@ -63,6 +72,12 @@ def what_of(
         where = f.get("destination")
         return f"{name}: {where + ', ' if where else ''}{dates}"
     return name
+
+
+def choice_text(value: object, locale: str) -> str:
+    """A choice field's value as a person reads it: 'Meals' / '餐饮'; unknown values as themselves."""
+    key = f"choice.{value}"
+    return say(key, locale) if key in CATALOGUE else str(value).replace("_", " ").capitalize()
 
 
 def step_line(step: Step, total: int, directory: Directory, locale: str) -> str:
