@@ -110,8 +110,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{dates} 全公司共 {total} 人请假，按开始日期显示第 {first}–{last} 人：\n",
     ),
     "read.out.rest": (
-        "Ask about your team, or about fewer days, to narrow it down.",
-        "可以只问你的团队，或问更短的日期，缩小范围。",
+        "Say “more” for the next {count}, or ask about your team or fewer days to narrow it down.",
+        "回复“更多”看接下来的 {count} 人，或只问你的团队、缩短日期来缩小范围。",
     ),
     "read.out.past": (
         "{total} people are out {dates}: {pages} pages in all, and this page is past the last.",

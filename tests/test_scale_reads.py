@@ -287,23 +287,46 @@ async def test_a_scheduler_tick_reads_whos_due_not_the_directory(engine: Engine)
 async def test_asking_who_is_out_in_the_organisation_says_how_many_and_how_to_narrow(
     engine: Engine, locale: str
 ):
-    """120 out: the answer lists 50, says it shows 1–50 of 120 and how to narrow it, and
-    offers page 2 to the model; page 3 lists the last 20 and offers no more."""
+    """120 out: the answer lists 50 in a message the model reads whole (under the 4,000
+    characters an observation keeps), says it shows 1–50 of 120, that "more" gives the next 50
+    and what narrows it, and offers page 2; page 2 offers the last 20, page 3 no more."""
     from agent.tools.base import ToolContext
     from agent.tools.read import WhoIsOutArgs, who_is_out
 
     people = [p.id for p in engine.directory][:120]
     await book_out(engine, [(p, date(2026, 12, 3), date(2026, 12, 4)) for p in people])
     ctx = ToolContext(engine, engine.person(people[0]), date(2026, 12, 2), locale, "t:1")
+    more, team_word = ("“更多”", "团队") if locale == "zh" else ("“more”", "team")
     first = await who_is_out(ctx, WhoIsOutArgs(start="2026-12-03", scope="all"))
     lines = first.summary.splitlines()
-    assert len(first.data["out"]) == 50 and first.data["total"] == 120
-    assert first.data["next_page"] == 2 and len(lines) == 52
-    assert ("1–50" in lines[0] and "120" in lines[0]) and (
-        "团队" if locale == "zh" else "team"
-    ) in lines[-1]
+    assert first.data["total"] == 120 and first.data["next_page"] == 2 and len(lines) == 52
+    assert len(first.to_json()) < 4_000
+    assert "1–50" in lines[0] and "120" in lines[0]
+    assert more in lines[-1] and "50" in lines[-1] and team_word in lines[-1]
+    second = await who_is_out(ctx, WhoIsOutArgs(start="2026-12-03", scope="all", page=2))
+    assert second.data["next_page"] == 3 and "20" in second.summary.splitlines()[-1]
     last = await who_is_out(ctx, WhoIsOutArgs(start="2026-12-03", scope="all", page=3))
-    assert len(last.data["out"]) == 20 and last.data["next_page"] is None
+    assert last.data["next_page"] is None and more not in last.summary
     assert "101–120" in last.summary and len(last.summary.splitlines()) == 21
     team = await who_is_out(ctx, WhoIsOutArgs(start="2026-12-03"))  # a team's: everyone in it
     assert team.data["total"] == len(team.data["out"]) > 0
+
+
+async def test_more_in_chat_shows_the_next_page_of_the_organisations_who_is_out(engine: Engine):
+    """Through the offline planner, the agent loop and thread memory: the whole company's
+    who's-out on Thursday shows 1–50 of 120, "more" shows 51–100, again 101–120."""
+    from agent.events import FinalAnswer
+    from agent.loop import Agent
+    from agent.memory import ThreadMemory
+    from agent.planner import OfflinePlanner
+
+    people = [p.id for p in engine.directory][:120]
+    await book_out(engine, [(p, date(2026, 12, 3), date(2026, 12, 4)) for p in people])
+    agent = Agent(OfflinePlanner(), engine, ThreadMemory(engine.store.redis))
+    heads = []
+    for text in ("who is out on thursday across the whole company?", "more", "more"):
+        events = [e async for e in agent.run("t:more", people[0], text)]
+        assert isinstance(events[-1], FinalAnswer)
+        heads.append(events[-1].text.splitlines()[0])
+    assert ["1–50" in heads[0], "51–100" in heads[1], "101–120" in heads[2]] == [True] * 3
+    assert all("120" in h for h in heads)

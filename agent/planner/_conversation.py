@@ -17,7 +17,7 @@ from agent.messages import Message, ToolCall
 from agent.planner._context import Context
 from agent.planner._forms import FORM, extra_fields, form_value, read_forms
 from agent.planner._reading import TASKS, Intent, Reading, follow_up, read_message
-from agent.planner._slots import request_ids
+from agent.planner._slots import MORE, request_ids
 from workflow.config import FieldDef
 from workflow.fields import FieldProblem
 
@@ -244,6 +244,17 @@ def field_errors(result: dict[str, Any]) -> list[tuple[str, str]]:
     return pairs
 
 
+def next_page(reading: Reading, before: Turn) -> Reading:
+    """'more' just after a page of the whole organisation's who-is-out asks its next page."""
+    if reading.intent is not None or not MORE.search(reading.text):
+        return reading
+    page = next((o for o in reversed(before.observations) if o.call.name == "who_is_out"), None)
+    if page is None or not isinstance(page.result.get("next_page"), int):
+        return reading
+    slots = {**page.call.arguments, "page": page.result["next_page"]}
+    return Reading(Intent.WHO_IS_OUT, slots, reading.text)
+
+
 def current_task(turns: Sequence[Turn], ctx: Context) -> Task:
     """The task of the newest turn, with the facts of the open turns before it folded in."""
     start = len(turns) - 1
@@ -258,6 +269,7 @@ def current_task(turns: Sequence[Turn], ctx: Context) -> Task:
         turn = turns[position]
         reading = read_message(turn.user, ctx, task.awaiting)
         if position == len(turns) - 1 and position > 0 and task.intent is None:
+            reading = next_page(reading, turns[position - 1])
             reading = follow_up(reading, [c.name for c in turns[position - 1].calls], ctx)
         _fold(task, reading)
         _check_answers(task, reading, ctx)

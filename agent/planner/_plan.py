@@ -590,6 +590,8 @@ def _who_is_out(task: Task, ctx: Context, lang: Lang) -> Step:
         arguments["end"] = _iso(slots["end"])
     if slots.get("scope"):
         arguments["scope"] = slots["scope"]
+    if slots.get("page"):
+        arguments["page"] = slots["page"]
     return Call("who_is_out", arguments)
 
 

@@ -152,6 +152,12 @@ _COST_MARK = rx(
 SCOPE_ALL = rx(
     r"\b(?:everyone|everybody|whole\s+company|company|all\s+teams|across\s+the\s+company|all)\b|全公司|所有人|全部|大家"
 )
+# "more" on its own, after a list that has another page: that page.
+MORE = rx(
+    r"^\s*(?:(?:show|give|list)\s+(?:me\s+)?)?(?:(?:some\s+)?more|the\s+rest|next(?:\s+page)?)"
+    r"(?:\s+(?:please|pls))?\s*[?.!]?\s*$"
+    r"|^\s*(?:更多|下一页|下页|继续|还有呢|剩下的呢?|后面的呢?|其余的呢?)\s*[?？。!！]?\s*$"
+)
 STATUS_FILTERS = (
     (
         "pending",

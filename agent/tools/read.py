@@ -237,10 +237,13 @@ async def who_is_out(ctx: ToolContext, args: WhoIsOutArgs) -> Observation:
         first=offset + 1,
         last=offset + len(rows),
     )
-    more = out.next_offset is not None
-    summary = head + "\n".join(lines) + ("\n" + say("read.out.rest", loc) if more else "")
-    next_page = args.page + 1 if more else None
-    return ok(summary, out=rows, total=out.total, page=args.page, next_page=next_page)
+    summary, next_page = head + "\n".join(lines), None
+    if out.next_offset is not None:
+        count = min(OUT_PAGE, out.total - out.next_offset)
+        summary += "\n" + say("read.out.rest", loc, count=count)
+        next_page = args.page + 1
+    # the lines only: with rows too, a page would pass the observation's 4,000 characters
+    return ok(summary, total=out.total, page=args.page, next_page=next_page)
 
 
 READ_TOOLS: list[Tool] = [

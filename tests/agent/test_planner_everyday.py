@@ -161,3 +161,39 @@ async def test_dropping_the_kids_off_is_leave_not_a_withdrawal():
     response = await OfflinePlanner().complete(chat(SYSTEM_EN, text), TOOLS)
     assert not any(c.name in ("my_requests", "propose_withdraw") for c in response.tool_calls)
     assert "What kind of leave" in response.content
+
+
+def _a_page(question: str, arguments: dict[str, Any], next_page: int | None) -> list[Any]:
+    """A whole organisation's who-is-out answered with a page, and the planner's reply."""
+    return [
+        question,
+        called("who_is_out", "call_planner_1", **arguments),
+        result(
+            "who_is_out", "call_planner_1", ok=True, summary="…", total=120, next_page=next_page
+        ),
+        assistant("…"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("system", "question", "more"),
+    [
+        (SYSTEM_EN, "who is out this week across the company?", "more"),
+        (SYSTEM_EN, "who is out this week across the company?", "show me the rest please"),
+        (SYSTEM_ZH, "这周全公司谁请假", "更多"),
+        (SYSTEM_ZH, "这周全公司谁请假", "下一页"),
+    ],
+)
+async def test_more_after_a_page_of_who_is_out_asks_the_next_page(system, question, more):
+    """'more' after the whole organisation's first page of who's out is the same question's
+    next page; after the last page it is not."""
+    asked = {"start": "2026-11-30", "end": "2026-12-06", "scope": "all"}
+    response = await OfflinePlanner().complete(
+        chat(system, *_a_page(question, asked, 2), more), TOOLS
+    )
+    call = only_call(response)
+    assert (call.name, call.arguments) == ("who_is_out", {**asked, "page": 2})
+    last = await OfflinePlanner().complete(
+        chat(system, *_a_page(question, asked, None), more), TOOLS
+    )
+    assert not last.tool_calls or last.tool_calls[0].arguments.get("page") is None
