@@ -9,7 +9,10 @@ no asyncio, no HTTP client — and reads the answers with epoll, timing each fro
 send() to the end of its response. So the sender costs microseconds per request and is not
 what the acks wait for; its own CPU time is reported so that can be checked.
 
-    python bench/_burst_client.py requests.json [--fresh] [--close]
+    python bench/_burst_client.py requests.json [--fresh] [--close] [--hold]
+
+--hold: once every answer is in, say `{"answered": true}` and keep the connections open until
+told "close" (bench/ack_cpu.py reads the server's CPU there, before it closes them).
 
 requests.json: {"host", "path", "requests": [{"port": int, "body": str, "headers": {..}}, ...]}
 Prints one JSON object: per request its HTTP status, ack (ms) and send time (time.perf_counter,
@@ -86,7 +89,9 @@ def connect(host: str, port: int) -> socket.socket:
     return sock
 
 
-def fire(spec: dict[str, Any], fresh: bool, close: bool, timeout_s: float) -> dict[str, Any]:
+def fire(
+    spec: dict[str, Any], fresh: bool, close: bool, timeout_s: float, hold: bool = False
+) -> dict[str, Any]:
     host, path = spec["host"], spec["path"]
     ports = [int(r["port"]) for r in spec["requests"]]
     payloads = [
@@ -142,6 +147,9 @@ def fire(spec: dict[str, Any], fresh: bool, close: bool, timeout_s: float) -> di
             sel.unregister(ex.sock)
             pending -= 1
     cpu1 = cpu_s()
+    if hold:
+        print(json.dumps({"answered": True}), flush=True)
+        sys.stdin.readline()
     for ex in exchanges:  # kept alive until every answer is in: the server closes none mid-burst
         ex.sock.close()
     for ex in exchanges:
@@ -167,10 +175,13 @@ def main() -> None:
     parser.add_argument(
         "--close", action="store_true", help="Connection: close (default: keep-alive)"
     )
+    parser.add_argument(
+        "--hold", action="store_true", help="keep the connections open until told 'close'"
+    )
     parser.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args()
     spec = json.loads(Path(args.spec).read_text())
-    print(json.dumps(fire(spec, args.fresh, args.close, args.timeout)), flush=True)
+    print(json.dumps(fire(spec, args.fresh, args.close, args.timeout, args.hold)), flush=True)
 
 
 if __name__ == "__main__":
