@@ -392,8 +392,7 @@ class Agent:
         if answer.stop_reason is not StopReason.FINAL:
             new.append(Message(role="assistant", content=answer.text))
         yield emit(answer)
-        await self.memory.append(thread, new)
-        await self.memory.trace(thread, trace)
+        await self.memory.save(thread, new, trace)
 
     def _clip(self, content: str) -> str:
         budget = self.limits.observation_chars

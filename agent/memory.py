@@ -10,12 +10,14 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
 
 from agent.messages import Message
 from workflow.keys import thread_history, thread_lock, thread_trace
 
 HISTORY_TTL_S = 14 * 86_400
 MAX_STORED_MESSAGES = 400
+MAX_TRACE_EVENTS = 2000
 # History sent with each call, in estimated tokens (the HISTORY_BUDGET_TOKENS setting).
 DEFAULT_BUDGET_TOKENS = 3000
 _RELEASE = (
@@ -112,6 +114,14 @@ def fit_budget(messages: Sequence[Message], budget_tokens: int) -> list[Message]
     return kept
 
 
+def _keep_last(pipe: Pipeline, key: str, items: list[str], keep: int) -> None:
+    """Append `items` to the list at `key`, keep its last `keep`, refresh its expiry."""
+    if items:
+        pipe.rpush(key, *items)
+        pipe.ltrim(key, -keep, -1)
+        pipe.expire(key, HISTORY_TTL_S)
+
+
 class ThreadMemory:
     """Per-thread history, lock and trace, all keyed by the thread (one cluster slot per thread)."""
 
@@ -135,13 +145,20 @@ class ThreadMemory:
 
     async def append(self, thread: str, messages: Sequence[Message]) -> None:
         """Add messages to the thread and refresh its 14-day expiry."""
-        if not messages:
+        await self.save(thread, messages, ())
+
+    async def save(
+        self, thread: str, messages: Sequence[Message], events: Sequence[dict[str, Any]]
+    ) -> None:
+        """Add a turn's messages and its step events (for `approvals-bot trace`) in one round
+        trip (both keys are the thread's: one slot), and refresh their 14-day expiry."""
+        if not messages and not events:
             return
-        key = thread_history(thread)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.rpush(key, *(json.dumps(m.to_dict(), ensure_ascii=False) for m in messages))
-            pipe.ltrim(key, -MAX_STORED_MESSAGES, -1)
-            pipe.expire(key, HISTORY_TTL_S)
+            history = [json.dumps(m.to_dict(), ensure_ascii=False) for m in messages]
+            _keep_last(pipe, thread_history(thread), history, MAX_STORED_MESSAGES)
+            steps = [json.dumps(e, ensure_ascii=False, default=str) for e in events]
+            _keep_last(pipe, thread_trace(thread), steps, MAX_TRACE_EVENTS)
             await pipe.execute()
 
     async def note(self, thread: str, text: str) -> None:
@@ -164,17 +181,6 @@ class ThreadMemory:
             yield
         finally:
             await self._release(keys=[key], args=[token])
-
-    async def trace(self, thread: str, events: Sequence[dict[str, Any]]) -> None:
-        """Keep a turn's step events for `approvals-bot trace`."""
-        if not events:
-            return
-        key = thread_trace(thread)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.rpush(key, *(json.dumps(e, ensure_ascii=False, default=str) for e in events))
-            pipe.ltrim(key, -2000, -1)
-            pipe.expire(key, HISTORY_TTL_S)
-            await pipe.execute()
 
     async def read_trace(self, thread: str) -> list[dict[str, Any]]:
         return [json.loads(r) for r in await self.redis.lrange(thread_trace(thread), 0, -1)]

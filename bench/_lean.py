@@ -11,7 +11,8 @@ CPU is reported:
 - `/api/<method>`: `auth.test` says who the bot is; `chat.postMessage` and
   `chat.startStream` get a fresh `ts`; everything else `{"ok": true}`. It counts, per
   thread, the streams started and stopped and the confirm cards posted (`GET /stats`).
-  `GET /progress` is the number of threads answered, cheap to poll.
+  `GET /progress?until=N&wait_s=S` is the number of threads answered, once it reaches N or
+  after S seconds (a long poll: the driver asks about once a second, not 20 times).
 - `/v1/chat/completions`: after `--latency` seconds, a `propose_leave` call for a user
   message that states a leave, a short final answer for a tool result (as bench/fake_llm.py).
 
@@ -52,19 +53,18 @@ class Lean:
         self.cards: Counter[str] = Counter()
         self.stream_thread: dict[str, str] = {}  # stream message ts → its thread
         self.model_calls = 0
+        self.until = 0  # a long poll's count to reach, and who waits for it
+        self.waiting: list[tuple[Http, asyncio.TimerHandle]] = []
         self.replies = FakeLLM(latency_s=0.0)
 
     def next_ts(self) -> str:
         self.seq += 1
         return f"1900000000.{self.seq:06d}"
 
-    async def answer(self, path: str, body: bytes, kind: str) -> tuple[int, bytes]:
-        if path == "/v1/chat/completions":
-            return 200, await self.model(body)
+    def answer(self, path: str, body: bytes, kind: str) -> tuple[int, bytes]:
+        """Any request but the model's, answered at once."""
         if path == "/stats":
             return 200, orjson.dumps(self.stats())
-        if path == "/progress":  # polled while turns run: kept small
-            return 200, b'{"stopped":%d}' % len(self.stopped)
         if not path.startswith("/api/"):
             return 404, b'{"ok":false,"error":"unknown_path"}'
         method = path[5:]
@@ -93,6 +93,8 @@ class Lean:
         if method == "chat.stopStream":
             thread = self.stream_thread.get(str(params.get("ts")), "")
             self.stopped[thread] += 1
+            if len(self.stopped) >= self.until:
+                self.progressed()
             self.stopped_at.setdefault(thread, time.perf_counter())
             return 200, orjson.dumps({"ok": True, "channel": channel, "ts": params.get("ts")})
         if method == "chat.postMessage":
@@ -106,9 +108,9 @@ class Lean:
             return 200, orjson.dumps({"ok": True, "channel": channel, "ts": ts, "message": message})
         return 200, b'{"ok":true}'
 
-    async def model(self, body: bytes) -> bytes:
+    def model(self, body: bytes) -> bytes:
+        """The model's answer (sent `latency_s` after the request came in)."""
         request = orjson.loads(body)
-        await asyncio.sleep(self.latency_s)
         self.model_calls += 1
         self.replies.calls = self.model_calls  # (its call ids count calls)
         message = self.replies.reply_for(request)  # the same scripted flow as fake_llm.py
@@ -128,6 +130,26 @@ class Lean:
                 "usage": {"prompt_tokens": tokens, "completion_tokens": 20, "total_tokens": tokens},
             }
         )
+
+    def progress(self, http: Http, query: str) -> None:
+        """Answer GET /progress once `until` threads were answered, or after `wait_s`."""
+        args = dict(parse_qsl(query))
+        self.until = int(args.get("until") or 0)
+        if len(self.stopped) >= self.until:
+            http.respond(200, self.progress_body())
+            return
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(float(args.get("wait_s") or 1.0), self.progressed)
+        self.waiting.append((http, timer))
+
+    def progressed(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        for http, timer in waiting:
+            timer.cancel()
+            http.respond(200, self.progress_body())
+
+    def progress_body(self) -> bytes:
+        return b'{"stopped":%d}' % len(self.stopped)
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -150,13 +172,17 @@ def _params(body: bytes, kind: str) -> dict[str, Any]:
 
 
 class Http(asyncio.Protocol):
-    """Keep-alive HTTP/1.1 with Content-Length bodies: all the bot's clients send."""
+    """Keep-alive HTTP/1.1 with Content-Length bodies: all the bot's clients send.
+
+    Answered from the protocol's callbacks, no task a request: the Slack methods at once, the
+    model from a timer after its latency (a client sends the next request on a connection
+    only once it has the answer, so answers cannot overtake each other).
+    """
 
     def __init__(self, lean: Lean) -> None:
         self.lean = lean
         self.buf = bytearray()
         self.transport: asyncio.Transport | None = None
-        self.tasks: set[asyncio.Task[None]] = set()  # the loop holds tasks weakly
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -183,13 +209,16 @@ class Http(asyncio.Protocol):
                 return
             body = bytes(self.buf[end + 4 : end + 4 + length])
             del self.buf[: end + 4 + length]
-            path = head[0].split(" ")[1].split("?")[0]
-            task = asyncio.ensure_future(self.respond(path, body, kind))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
+            path, _, query = head[0].split(" ")[1].partition("?")
+            if path == "/progress":
+                self.lean.progress(self, query)
+            elif path == "/v1/chat/completions":
+                out = self.lean.model(body)
+                asyncio.get_running_loop().call_later(self.lean.latency_s, self.respond, 200, out)
+            else:
+                self.respond(*self.lean.answer(path, body, kind))
 
-    async def respond(self, path: str, body: bytes, kind: str) -> None:
-        status, out = await self.lean.answer(path, body, kind)
+    def respond(self, status: int, out: bytes) -> None:
         if self.transport is None or self.transport.is_closing():
             return
         reason = b"OK" if status == 200 else b"Not Found"

@@ -1087,11 +1087,12 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
 async def lean_until(
     rig: Rig, users: list[User], feed: Feed, stall_s: float, deadline: float
 ) -> None:
-    """Wait for every turn's answer by polling bench/_lean.py's count (every 50 ms), then read
-    when each thread was answered (its clock is this process's) and what it was sent."""
+    """Wait for every turn's answer by asking bench/_lean.py's count (a long poll: answered when
+    every turn is, or after a second), then read when each thread was answered (its clock is
+    this process's) and what it was sent."""
     loop = asyncio.get_running_loop()
     last_change, done = loop.time(), -1
-    url = f"http://127.0.0.1:{rig.llm_port}/progress"
+    url = f"http://127.0.0.1:{rig.llm_port}/progress?until={len(users)}&wait_s=1"
     while loop.time() < deadline and loop.time() - last_change < stall_s:
         async with rig.session.get(url) as r:  # type: ignore[union-attr]
             stopped = (await r.json())["stopped"]
@@ -1099,7 +1100,6 @@ async def lean_until(
             break
         if stopped != done:
             last_change, done = loop.time(), stopped
-        await asyncio.sleep(0.05)
     stats: dict[str, Any] = await rig.llm_stats()  # type: ignore[assignment]
     for u in users:
         key = f"{u.channel}:{u.thread}"

@@ -122,3 +122,16 @@ async def test_a_runner_whose_turns_use_its_whole_core_takes_no_more():
     await tasks.drain(timeout_s=0)
     assert turns.runner.lag.demand > 0.8
     assert 0 < busy.started <= 200  # 400 queued, max_turns 500: the CPU said when to stop
+
+
+async def test_a_turns_journal_expires_however_often_it_is_written():
+    """What a turn posted is kept a day after its last record, on every attempt: never for good."""
+    redis = fakeredis.FakeAsyncRedis(decode_responses=True)
+    journal = TurnJournal.of(redis, "acme", "1-0", attempt=1)
+    for field in ("stream", "card:1", "answered"):
+        await journal.put(field, "x")
+    await redis.persist(journal.key)  # as if the expiry had been lost: the next attempt sets it
+    again = await TurnJournal.of(redis, "acme", "1-0", attempt=2).load()
+    assert again.answered and again.get("card:1") == "x"
+    await again.put("card:2", "y")
+    assert 0 < await redis.ttl(journal.key) <= 86_400

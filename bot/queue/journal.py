@@ -26,6 +26,7 @@ class TurnJournal:
         self.key = key
         self.attempt = attempt
         self.seen: dict[str, str] = {}
+        self._expiring = False
 
     @classmethod
     def none(cls) -> TurnJournal:
@@ -54,7 +55,11 @@ class TurnJournal:
         self.seen[field] = value
         if self.redis is None:
             return
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(self.key, field, value)
-            pipe.expire(self.key, JOURNAL_TTL_S)
-            await pipe.execute()
+        if self._expiring:  # this attempt set the expiry with its first record
+            await self.redis.hset(self.key, field, value)
+        else:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(self.key, field, value)
+                pipe.expire(self.key, JOURNAL_TTL_S)
+                await pipe.execute()
+            self._expiring = True
