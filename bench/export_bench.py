@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import io
 import json
 import os
@@ -42,6 +43,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     engine = Engine(
         org_config(int(fill["people"]), org_id="scalebench"), client, FixedClock(datetime.now())
     )
+    gc.freeze()  # as the command does once the organisation is loaded (bot/cli.py)
+    gc.set_threshold(100_000, *gc.get_threshold()[1:])
     first = date.fromisoformat(args.month + "-01")
     last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
     month: admin.Filters = {"since": first, "until": last, "status": None, "process": None}
