@@ -147,8 +147,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "planner.sorry_sick": ("Sorry to hear that. ", "抱歉听到你不舒服。"),
     "planner.ask_comment": (
-        "The requester will see it — what's the reason for rejecting {request_id}?",
-        "申请人会看到驳回理由——请问驳回 {request_id} 的理由是什么？",
+        "The requester will see it — what's the reason for rejecting “{request}”?",
+        "申请人会看到驳回理由——请问驳回“{request}”的理由是什么？",
+    ),
+    "planner.ask_comment.unnamed": (
+        "The requester will see it — what's the reason for rejecting it?",
+        "申请人会看到驳回理由——请问驳回的理由是什么？",
     ),
     "planner.ask_amount": ("How much was it, and in which currency?", "请问金额是多少？"),
     "planner.ask_currency": (

@@ -28,6 +28,7 @@ __all__ = [
     "current_task",
     "field_errors",
     "missing",
+    "named_requests",
     "parse_result",
     "result_ids",
     "result_items",
@@ -100,6 +101,8 @@ class Task:
     # The organisation's forms once read in this thread, and the field names its schema lists.
     forms: dict[str, tuple[FieldDef, ...]] | None = None
     declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The requests the tools described in this thread, by id: (requester, what) as a person names them.
+    known: dict[str, tuple[str, str]] = field(default_factory=dict)
     # The newest answer that did not fit its form field: (field, answer, why).
     misfit: tuple[FieldDef, str, FieldProblem] | None = None
 
@@ -223,6 +226,21 @@ def _awaiting_after(task: Task, turn: Turn) -> str | None:
     return gaps[0] if gaps else None
 
 
+def named_requests(results: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """Each request a tool described (a list's rows, request_details' request), by id:
+    (its requester's name, what it is) — how a person knows it, not 'R-…'."""
+    known: dict[str, tuple[str, str]] = {}
+    for result in results:
+        items = list(result_items(result))
+        if isinstance(result.get("request"), dict):
+            items.append(result["request"])
+        for item in items:
+            request_id = str(item.get("request_id") or "").upper()
+            if request_id and isinstance(item.get("what"), str) and item["what"]:
+                known[request_id] = (str(item.get("requester") or ""), item["what"])
+    return known
+
+
 def field_errors(result: dict[str, Any]) -> list[tuple[str, str]]:
     """A failed result's field errors as (field, message) pairs, whatever their shape."""
     raw = result.get("field_errors")
@@ -265,6 +283,7 @@ def current_task(turns: Sequence[Turn], ctx: Context) -> Task:
         start -= 1
     task = Task(intent=None)
     task.forms = read_forms([o.result for t in turns for o in t.observations])
+    task.known = named_requests([o.result for t in turns for o in t.observations])
     for position in range(start, len(turns)):
         turn = turns[position]
         reading = read_message(turn.user, ctx, task.awaiting)

@@ -100,7 +100,9 @@ def decide(task: Task, turn: Turn, ctx: Context, lang: Lang, tools: frozenset[st
         return next_call
     # (after the form was read for a request, the request goes on: ask a field or propose it)
     form_read = all(o.call.name == READ_FORM for o in batch)
-    if task.intent in TASKS and (form_read or not any(_is_mine(o) for o in batch)):
+    # (so does a decision once the request is looked up: it is named in the question that follows)
+    looked_up = task.intent in _DECIDES and all(o.call.name == "request_details" for o in batch)
+    if task.intent in TASKS and (form_read or looked_up or not any(_is_mine(o) for o in batch)):
         first = _start(task, turn, ctx, lang)
         if isinstance(first, Reply):
             return first
@@ -157,6 +159,8 @@ def _available(step: Step, tools: frozenset[str], lang: Lang, task: Task) -> Ste
     """A call of a tool this conversation does not offer becomes a plain answer."""
     if isinstance(step, Reply) or step.name in tools:
         return step
+    if task.intent is Intent.REJECT and step.name == "request_details":
+        return Reply(ask_comment(task.slots.get("request_id", ""), task.known, lang))
     proposes = {
         Intent.APPROVE: "propose_decision",
         Intent.REJECT: "propose_decision",
@@ -251,7 +255,7 @@ def _follow_up(task: Task, observation: Observation, lang: Lang) -> Step | None:
             listing = "\n".join(item_line(items[i]) if i in items else f"• {i}" for i in ids)
         return Reply(f"{listing}\n\n{question}")
     slots = dict(task.slots, request_id=ids[0])
-    return _act_on(intent, slots, lang)
+    return _act_on(intent, slots, lang, task.known)
 
 
 _POSSESSIVE = re.compile(
@@ -339,7 +343,19 @@ def _of_kind(ids: list[str], observation: Observation, task: Task) -> list[str]:
 _DECIDES = (Intent.APPROVE, Intent.REJECT, Intent.COUNTER)  # what an approver does to a request
 
 
-def _act_on(intent: Intent | None, slots: dict[str, Any], lang: Lang) -> Step:
+Known = dict[str, tuple[str, str]]  # request id → (requester, what), as the tools described it
+
+
+def ask_comment(request_id: str, known: Known, lang: Lang) -> str:
+    """Why reject, asked of the request as a person knows it ('张三：年假，12月7日…'), not its id."""
+    if request_id.upper() not in known:
+        return text("ask_comment.unnamed", lang)
+    who, what = known[request_id.upper()]
+    request = say("line.whose", lang, who=who, what=what) if who else what
+    return text("ask_comment", lang, request=request)
+
+
+def _act_on(intent: Intent | None, slots: dict[str, Any], lang: Lang, known: Known) -> Step:
     """The proposal for a request whose id is known."""
     request_id = slots["request_id"]
     if intent is Intent.COUNTER:
@@ -354,7 +370,9 @@ def _act_on(intent: Intent | None, slots: dict[str, Any], lang: Lang) -> Step:
         return Call("propose_decision", arguments)
     if intent is Intent.REJECT:
         if not slots.get("comment"):
-            return Reply(text("ask_comment", lang, request_id=request_id))
+            if request_id.upper() not in known:  # looked up first, to be named in the question
+                return Call("request_details", {"request_id": request_id})
+            return Reply(ask_comment(request_id, known, lang))
         return Call(
             "propose_decision",
             {"request_id": request_id, "decision": "reject", "comment": slots["comment"]},
@@ -399,7 +417,7 @@ def _start(task: Task, turn: Turn, ctx: Context, lang: Lang) -> Step:
         return Reply(text("ask_counter_dates", lang))
     if intent in (*_DECIDES, Intent.WITHDRAW, Intent.REMIND):
         if "request_id" in slots:
-            return _act_on(intent, slots, lang)
+            return _act_on(intent, slots, lang, task.known)
         if intent in _DECIDES:
             return Call("my_pending_approvals", {})
         return Call("my_requests", {"status": "pending"})
@@ -435,9 +453,7 @@ def _ask(task: Task, lang: Lang, *, pushback: bool = False) -> Reply:
     elif task.intent is Intent.WORKING_DAYS:
         key = "ask_working_dates"
     elif first == "comment":
-        return Reply(
-            prefix + text("ask_comment", lang, request_id=task.slots.get("request_id", ""))
-        )
+        return Reply(prefix + ask_comment(task.slots.get("request_id", ""), task.known, lang))
     else:
         key = f"ask_{first}"
     return Reply(prefix + text(key, lang))
@@ -564,7 +580,7 @@ def _answers(slots: dict[str, Any]) -> dict[str, Any]:
 def _reject(task: Task, ctx: Context, lang: Lang) -> Step:
     if "request_id" not in task.slots:
         return Call("my_pending_approvals", {})
-    return _act_on(Intent.REJECT, task.slots, lang)
+    return _act_on(Intent.REJECT, task.slots, lang, task.known)
 
 
 def _working_days(task: Task, ctx: Context, lang: Lang) -> Step:

@@ -181,6 +181,7 @@ async def request_details(ctx: ToolContext, args: RequestIdArgs) -> Observation:
             "request_id": req.id,
             "process": req.process,
             "requester": d.get(req.requester).name,
+            "what": what(req, engine.config, loc),
             "status": req.status.value,
             "status_text": status_text(req.status, loc),
             "fields": req.fields,

@@ -91,11 +91,27 @@ async def test_days_without_a_start_ask_from_which_day():
 
 
 async def test_rejection_without_reason_asks_for_it_and_uses_the_answer_as_comment():
-    """'reject R-…' asks why; the next message becomes the comment of propose_decision."""
-    question, response = await ask_then(
-        SYSTEM_EN, "reject R-ABCD1234", "too many people on leave that week"
+    """'reject R-…' looks the request up, asks why naming it as a person knows it (whose, what),
+    and the next message becomes the comment of propose_decision."""
+    first = "reject R-ABCD1234"
+    lookup = only_call(await respond(chat(SYSTEM_EN, first)))
+    assert (lookup.name, lookup.arguments) == ("request_details", {"request_id": "R-ABCD1234"})
+    request = {
+        "request_id": "R-ABCD1234",
+        "requester": "Priya Patel",
+        "what": "Annual leave, Mon 7 Dec 2026 (1 working day)",
+    }
+    looked_up = (called("request_details", request_id="R-ABCD1234"),)
+    looked_up += (result("request_details", ok=True, summary="…", request=request),)
+    question = await respond(chat(SYSTEM_EN, first, *looked_up))
+    assert question.content == (
+        "The requester will see it — what's the reason for rejecting "
+        "“Priya Patel: Annual leave, Mon 7 Dec 2026 (1 working day)”?"
     )
-    assert "R-ABCD1234" in question.content
+    answer = "too many people on leave that week"
+    response = await respond(
+        chat(SYSTEM_EN, first, *looked_up, assistant(question.content), answer)
+    )
     call = only_call(response)
     assert (call.name, call.arguments) == (
         "propose_decision",

@@ -114,3 +114,17 @@ async def test_tool_errors_come_back_as_a_question(env):
     events = await turn(agent, "oliver", "annual leave from Friday to yesterday")
     assert tools_called(events) == ["propose_leave"]
     assert final_text(events).endswith("What should I change?")
+
+
+@pytest.mark.parametrize("said", ["驳回 {id}", "驳回张三的申请"])
+async def test_the_reason_for_a_rejection_is_asked_of_the_request_as_a_person_knows_it(env, said):
+    """Whose it is and what it is, as the cards name it; never 'R-…' (typed or looked up)."""
+    engine, agent = env
+    proposal = next(
+        e for e in await turn(agent, "zhangsan", "下周一请一天年假") if isinstance(e, ProposalReady)
+    )
+    request = (await engine.confirm(proposal.pending_id, "zhangsan")).request
+    asked = final_text(await turn(agent, "wangfang", said.format(id=request.id), "reject"))
+    assert asked == (
+        "申请人会看到驳回理由——请问驳回“张三：年假，2026年12月7日（周一）（1 个工作日）”的理由是什么？"
+    )
