@@ -16,6 +16,7 @@ from agent.planner import OfflinePlanner
 from agent.tools.base import ToolContext
 from agent.tools.read import NoArgs, my_pending_approvals
 from bot.conversation.lifecycle import summary_of
+from bot.wording import request_facts
 from tests.helpers import submitted
 from workflow.clock import FixedClock
 from workflow.config import load_config
@@ -57,3 +58,10 @@ async def test_the_card_and_the_approvers_list_say_the_category_as_a_person_read
     )
     what = named.split("：" if locale == "zh" else ": ", 1)[1]
     assert listed.data["approvals"][0]["what"] == what and what in listed.summary
+
+
+async def test_the_approvers_card_writes_the_currency_as_it_is_written(engine: Engine):
+    """'CNY', not 'Cny': only a lower-case key is capitalised for reading."""
+    req = await submitted(engine, "zhangsan", {**LUNCH, "description": "午饭"}, "expense")
+    facts = dict(request_facts(req, engine, "zh"))
+    assert facts["币种"] == "CNY" and facts["类别"] == "餐饮"

@@ -75,9 +75,13 @@ def what_of(
 
 
 def choice_text(value: object, locale: str) -> str:
-    """A choice field's value as a person reads it: 'Meals' / '餐饮'; unknown values as themselves."""
+    """A choice field's value as a person reads it: 'Meals' / '餐饮'; others as written, a
+    lower-case key capitalised ('business_class' → 'Business class', 'CNY' stays 'CNY')."""
     key = f"choice.{value}"
-    return say(key, locale) if key in CATALOGUE else str(value).replace("_", " ").capitalize()
+    if key in CATALOGUE:
+        return say(key, locale)
+    text = str(value).replace("_", " ")
+    return text.capitalize() if text.islower() else text
 
 
 def step_line(step: Step, total: int, directory: Directory, locale: str) -> str:
