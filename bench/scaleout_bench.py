@@ -17,8 +17,9 @@ and the throughput (completed requests per second, DM to "approved" DM) of 2+2 a
 With --runners, the turn runners alone are scaled: serve only acks (SERVE_RUNS_TURNS=false)
 and one, then two `worker` processes run the same burst of turns (every DM sent at once);
 reported: the ratio of turns per second (target ≥ 1.8), the CPU each process used, the
-runners' CPU per turn (equal in both runs: nothing is lost to coordination), and how busy
-the machine's cores were (the driver, the stand-ins and Redis share them with the runners,
+runners' CPU per turn (equal in both runs: nothing is lost to coordination), each runner's
+most turns at once (bounded by its CPU, not max_turns) and Redis round trips per turn, and
+how busy the machine's cores were (the driver, the stand-ins and Redis share them with the runners,
 so on 2 cores the second runner cannot have a core of its own). The bot talks to
 bench/_lean.py there — the Slack Web API and the model canned in one small process — so that
 the stand-ins take little of the cores (--full-stand-ins: the Slack stand-in and
