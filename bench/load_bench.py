@@ -183,6 +183,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             close_connections=args.close_connections,
             acks_only=args.acks_only,
             ingress_processes=args.ingress_processes,
+            extra_env={"WORKER_NICE": str(args.worker_nice)} if args.worker_nice else {},
         )
         runs.append(await run_load(cfg))
     return {"benchmark": "load", "runs": runs, "targets": verdicts(runs)}
@@ -227,6 +228,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--workers-run-turns",
         action="store_true",
         help="SERVE_RUNS_TURNS=false: serve only acks; the worker processes run the turns",
+    )
+    parser.add_argument(
+        "--worker-nice",
+        type=int,
+        default=0,
+        help="WORKER_NICE for the worker processes (0-19): acks on the same cores come before turns",
     )
     parser.add_argument(
         "--ingress-processes",

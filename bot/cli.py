@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any
@@ -117,6 +118,10 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 def _worker(settings: Settings, args: argparse.Namespace) -> int:
     from bot.serve import worker
 
+    if settings.worker_nice:
+        # Slack wants its ack within 3 s and retries what is late; a turn can wait a moment, so
+        # on cores shared with serve the scheduler gives the acks the CPU first
+        os.nice(settings.worker_nice)
     return run_fast(worker(settings))
 
 

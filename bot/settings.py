@@ -74,6 +74,12 @@ class Settings(BaseSettings):
         default=True,
         description="serve runs queued turns too; False: only `approvals-bot worker` processes do",
     )
+    worker_nice: int = Field(
+        default=0,
+        ge=0,
+        le=19,
+        description="niceness `approvals-bot worker` takes at start: above 0, a burst's acks on the same cores come before turns",
+    )
     turn_lease_s: float = Field(
         default=10.0, gt=0, description="a thread's lease; renewed while its turn runs"
     )
