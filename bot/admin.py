@@ -6,6 +6,7 @@ Reasons are medical data: exports leave them out unless --with-reasons is given.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -294,6 +295,10 @@ async def _bodies(
             yield item
     finally:  # done, or the caller stopped early (a page of a list)
         producer.cancel()
+        # waited for, so a caller that stops after a page does not leave the read pending
+        # when its loop closes ("Task was destroyed but it is pending!")
+        with contextlib.suppress(asyncio.CancelledError):
+            await producer
 
 
 def _kept(value: str, of_process: str, status: str | None, process: str | None) -> bool:
