@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import io
 import json
 import os
@@ -29,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.scale_bench import META, _runs  # noqa: E402
 from bench.scale_org import org_config  # noqa: E402
-from bot import admin  # noqa: E402
+from bot import admin, heap  # noqa: E402
 from workflow.clock import FixedClock  # noqa: E402
 from workflow.engine import Engine  # noqa: E402
 from workflow.store import connect  # noqa: E402
@@ -43,8 +42,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     engine = Engine(
         org_config(int(fill["people"]), org_id="scalebench"), client, FixedClock(datetime.now())
     )
-    gc.freeze()  # as the command does once the organisation is loaded (bot/cli.py)
-    gc.set_threshold(100_000, *gc.get_threshold()[1:])
+    heap.settle()  # as the command does once the organisation is loaded (bot/cli.py)
     first = date.fromisoformat(args.month + "-01")
     last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
     month: admin.Filters = {"since": first, "until": last, "status": None, "process": None}

@@ -166,10 +166,10 @@ async def iter_export_rows(
     engine: Engine, *, with_reasons: bool, **filters: Unpack[Filters]
 ) -> AsyncIterator[dict[str, Any]]:
     """The export rows of `iter_requests`'s requests, in its order, as column → value."""
-    rows = Rows(engine, with_reasons, filters.get("process"))
+    columns = export_columns(engine.config, filters.get("process"), with_reasons)
     async for page in iter_export_pages(engine, with_reasons=with_reasons, **filters):
         for cells in page:
-            yield dict(zip(rows.columns, cells, strict=True))
+            yield dict(zip(columns, cells, strict=True))
 
 
 async def iter_export_pages(
@@ -229,7 +229,7 @@ async def _record_pages(
                 c = codec.compact(Request.model_validate_json(old))
             else:  # archived or expired since the page's ids were read
                 continue
-            if (status is None or c["s"] == status) and (process is None or c["p"] == process):
+            if _kept(c["s"], c["p"], status, process):
                 keys.append(key)
                 out.append(made(c))
                 if archive_dir is not None and c["s"] in _FINAL:

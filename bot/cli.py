@@ -161,10 +161,9 @@ def _sandbox(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _requests(settings: Settings, args: argparse.Namespace) -> int:
-    import gc
     from datetime import date
 
-    from bot import admin
+    from bot import admin, heap
     from bot.runtime import build_runtime
     from workflow.errors import ValidationFailed
 
@@ -177,7 +176,7 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
     async def run() -> int:
         runtime = build_runtime(settings)
         engine = runtime.engine
-        threshold, frozen = gc.get_threshold(), False
+        before = None
         try:
             if args.action == "show":
                 if not args.request_id:
@@ -187,14 +186,9 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 return 0
             if args.action == "archive":
                 return await _archive(engine, settings, args.dry_run)
-            # The organisation (10,000 people: most of this process's objects) lives until the
-            # command ends: frozen, the collector's passes skip it; and a month's rows are freed
-            # as they are written (no cycles), so the young generation is collected rarely, as
-            # serve does: a month's export spent ~10% of its CPU collecting (a full pass ~70 ms).
-            # Both are undone when the command ends (main() may run inside another program).
-            gc.freeze()
-            gc.set_threshold(100_000, *threshold[1:])
-            frozen = True
+            # the organisation (10,000 people) lives until the command ends and a month's rows
+            # are freed as they are written: undone after, as main() may run inside a program
+            before = heap.settle()
             filters = {
                 "since": day(args.since),
                 "until": day(args.until),
@@ -234,9 +228,8 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 writer.close()
             return 0
         finally:
-            if frozen:
-                gc.set_threshold(*threshold)
-                gc.unfreeze()
+            if before is not None:
+                heap.unsettle(before)
             await runtime.close()
 
     return asyncio.run(run())

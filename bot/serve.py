@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import structlog
 from aiohttp import web
 
-from bot import compose
+from bot import compose, heap
 from bot.budget import budget_for
 from bot.calendar_route import CalendarRoute
 from bot.compose import NOTIFIER_GROUP
@@ -36,12 +36,6 @@ from workflow.scheduler import Scheduler
 log = structlog.get_logger("bot")
 HEALTHZ_DEADLINE_S = 0.5  # /healthz answers within a second even when Redis hangs
 WARM_CONNECTIONS = 32  # pooled Redis connections made at start-up, before any burst
-# serve's young-generation GC threshold (Python's default: 700). A burst of acks keeps ~55
-# tracked objects alive per request in flight (1,000 DMs at once took the count from ~30k to
-# ~85k), so at 700 a burst ran ~80 young and several full collections that walked those
-# requests again and again: a fifth of an ack's CPU. Nearly all of it is freed by reference
-# counting once the ack is written, so collecting every 100k allocations costs little memory.
-SERVE_GC_YOUNG = 100_000
 
 
 def make_app(
@@ -83,21 +77,22 @@ def _stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def _warm(runtime: Runtime, gc_young: int | None = None) -> None:
+async def _warm(runtime: Runtime, settle_heap: bool = False) -> None:
     """Open pooled Redis connections now: making them mid-burst cost the first turns' CPU.
 
     Then move everything start-up made (the organisation, modules, models) out of the
     garbage collector's sight: a burst allocates fast enough to trigger full collections,
-    and each used to walk that whole heap in the middle of the acks. `gc_young`: collect
-    the young generation that rarely from now on (serve: SERVE_GC_YOUNG).
+    and each used to walk that whole heap in the middle of the acks. `settle_heap` (serve):
+    also collect the young generation rarely from now on (bot/heap.py).
     """
     await warm_pool(runtime.redis, WARM_CONNECTIONS)
     if runtime.turns.queue.ingress is not runtime.redis:
         await warm_pool(runtime.turns.queue.ingress, WARM_CONNECTIONS // 2)
     await runtime.turns.queue.warm()
-    gc.freeze()
-    if gc_young is not None:
-        gc.set_threshold(gc_young, *gc.get_threshold()[1:])
+    if settle_heap:
+        heap.settle()
+    else:
+        gc.freeze()
 
 
 def _start_runner(runtime: Runtime, stop: asyncio.Event, enabled: bool) -> asyncio.Task | None:
@@ -123,7 +118,7 @@ async def serve(settings: Settings, socket_mode: bool, pool: IngressPool | None 
     found = compose.platforms(runtime, settings, tasks)
     stop = _stop_on_signals()
     # beside start-up, not before it
-    warming = asyncio.create_task(_warm(runtime, SERVE_GC_YOUNG), name="warm")
+    warming = asyncio.create_task(_warm(runtime, settle_heap=True), name="warm")
     if socket_mode:
         from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
