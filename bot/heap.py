@@ -8,9 +8,7 @@ cycles), the young generation is collected rarely.
 
 from __future__ import annotations
 
-import contextlib
 import gc
-from collections.abc import Iterator
 
 # The young generation's threshold (Python's default: 700). A burst of acks keeps ~55 tracked
 # objects alive per request in flight (1,000 DMs at once took the count from ~30k to ~85k), so
@@ -31,13 +29,3 @@ def settle() -> tuple[int, ...]:
 def unsettle(before: tuple[int, ...]) -> None:
     gc.set_threshold(*before)
     gc.unfreeze()
-
-
-@contextlib.contextmanager
-def settled() -> Iterator[None]:
-    """`settle` for a while, undone after (a command's main() may run inside another program)."""
-    before = settle()
-    try:
-        yield
-    finally:
-        unsettle(before)
