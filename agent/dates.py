@@ -17,7 +17,7 @@ dateparser. What it reads:
 - ranges: `Dec 21-23`, `21-23 Dec`, `21-23号`, and two dates joined by to / until / through /
   and / - / ~ / 到 / 至 / 和 / 、 (`next Monday to Wednesday`, `下周一到周三`,
   `Dec 21 - Jan 4`, `tomorrow and Tuesday`, `明天和后天`, and Chinese dates side by side:
-  `周四周五`);
+  `周四周五`); a date and `the day after (that)` / `the following day` / `次日` / `第二天`;
 - half days: a date followed by morning / afternoon / am / pm / 上午 / 下午.
 
 Dates without a year are the next occurrence on or after today (a day already past this year
@@ -176,21 +176,26 @@ def find_range(text: str, today: date, *, past: bool = False) -> DateRange | Non
         chain.append(mention)
     first, last = chain[0], chain[-1]
     start = first.day
-    if len(chain) == 1:
-        end = first.last or first.day
-    else:
-        if last.floating:
-            anchored = find_dates(last.text, start)
-            if anchored:
-                last = DateMention(
-                    text=last.text,
-                    span=last.span,
-                    day=anchored[0].day,
-                    last=anchored[0].last,
-                    half=last.half,
-                    floating=True,
-                )
-        end = last.last or last.day
+    if len(chain) > 1 and last.floating:
+        anchored = find_dates(last.text, start)
+        if anchored:
+            last = DateMention(
+                text=last.text,
+                span=last.span,
+                day=anchored[0].day,
+                last=anchored[0].last,
+                half=last.half,
+                floating=True,
+            )
+    if after := _DAY_AFTER.match(text, last.span[1]):
+        # "tomorrow and the day after": the day after is the one after the date just named
+        last = DateMention(
+            text=after.group("day"),
+            span=after.span("day"),
+            day=(last.last or last.day) + timedelta(days=1),
+        )
+        chain.append(last)
+    end = last.last or last.day
     days: tuple[date, ...] = ()
     if len(chain) > 1 and listed and all(m.last is None for m in chain):
         days = tuple(sorted({m.day for m in chain[:-1]} | {last.day}))
@@ -453,6 +458,13 @@ _CONNECTOR = re.compile(
     re.IGNORECASE,
 )
 # Connectors that make a from-to range rather than a list of days.
+# "… and the day after (that)", "… 及次日": the day after the date just named, written without one.
+_DAY_AFTER = re.compile(
+    r"\s*,?\s*(?:and|&|plus|\+|以及|和|及|跟|与|还有)\s*(?:also\s+)?"
+    r"(?P<day>the\s+(?:day\s+after(?!\s+tomorrow)(?:\s+that)?|following\s+day|next\s+day)"
+    r"(?![A-Za-z])|第二天|次日|后一天)",
+    re.IGNORECASE,
+)
 _RANGE_WORD = re.compile(
     r"\b(?:to|until|till|til|through|thru)\b|[-–—~]|一直到|直到|到|至", re.IGNORECASE
 )

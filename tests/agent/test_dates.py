@@ -183,6 +183,13 @@ def test_find_dates_ignores_words_that_only_look_like_dates():
         ("21-23 Dec", date(2026, 12, 21), date(2026, 12, 23)),
         ("Dec 3rd to the 5th", date(2026, 12, 3), date(2026, 12, 5)),
         ("tomorrow and Tuesday", date(2026, 12, 3), date(2026, 12, 8)),
+        # "the day after" with no "tomorrow" of its own follows the date before it
+        ("tomorrow and the day after", date(2026, 12, 3), date(2026, 12, 4)),
+        ("off tomorrow and the day after that", date(2026, 12, 3), date(2026, 12, 4)),
+        ("Friday and the following day", date(2026, 12, 4), date(2026, 12, 5)),
+        ("next Monday and the next day", date(2026, 12, 7), date(2026, 12, 8)),
+        ("下周一及次日", date(2026, 12, 7), date(2026, 12, 8)),
+        ("the day after tomorrow", date(2026, 12, 4), date(2026, 12, 4)),
         ("明天和后天", date(2026, 12, 3), date(2026, 12, 4)),
         ("明天、后天", date(2026, 12, 3), date(2026, 12, 4)),
         ("明天开始到周五", date(2026, 12, 3), date(2026, 12, 4)),

@@ -101,6 +101,10 @@ LEAVE_PHRASINGS: list[tuple[str, dict[str, Any]]] = [
         {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-04"},
     ),
     (
+        "I'm sick, off tomorrow and the day after",
+        {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-04"},
+    ),
+    (
         "annual leave next Monday to Wednesday",
         {"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-09"},
     ),
