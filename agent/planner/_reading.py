@@ -189,12 +189,17 @@ _BALANCE = rx(
     r"|\bhow\s+much\s+(?:\w+\s+){0,2}(?:leave|holiday|holidays|pto|vacation|time\s+off)\s+(?:do|have|did)\s+i\s+(?:have|got|get)\b(?!.*\b(?:take|taking|book)\b)"
     r"|余额|额度|还有几天|还有多少(?:天)?(?:年假|病假|事假|假|假期|调休)|(?:假期|年假|病假|事假|调休|假)(?:还有|还剩|剩)(?:多少|几天|几|吗|么|没有)|还剩|剩(?:几|多少)|剩余|有几天(?:年假|假|病假)|(?:年假|病假|事假|假期)(?:有)?(?:多少|几)天|多少天(?:年假|假|病假|事假)|还能(?:休|请)(?:几|多少)天"
 )
+# A time said between "who" and "on leave" ("谁下周请假", "哪些人明天不在"): still a question.
+_ZH_WHEN = (
+    r"(?:(?:今天|明天|后天|这周|本周|下周|下下周|上周|这个?星期|下个?星期|这个月|下个?月|月底|年底)"
+    r"[一二三四五六日天]?|(?:周|星期|礼拜)[一二三四五六日天])?(?:都|还|会|要|也)?"
+)
 _WHO_IS_OUT = rx(
     r"\bwho(?:'s|\s+is|\s+are|\s+will\s+be)?\s+(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
     r"|\banyone\s+(?:out|off|away|on\s+leave)\b|\bwho\s+else\s+is\s+(?:out|off)\b"
     r"|\b(?:is\s+|are\s+)?(?:anyone|anybody|who)\s+(?:(?:on|in|from|of)\s+(?:my|our|the)\s+(?:whole\s+)?(?:team|company|department|dept|office|org(?:anisation|anization)?)|(?:here|else))\s+(?:\w+\s+)?(?:out|off|away|absent|on\s+(?:leave|holiday|vacation|pto))\b"
     r"|\b(?:anybody|who(?:'s|\s+is|\s+are|\s+will\s+be)?|which\s+of\s+(?:my|our|the)\s+\w+|(?:which|what)\s+(?:colleagues|teammates|people|coworkers|co-workers))(?:\s+(?:is|are|will\s+be))?\s+(?:out|off|away|absent|not\s+around|not\s+in|on\s+(?:leave|holiday|vacation|pto))\b"
-    r"|谁(?:在)?(?:请假|休假|不在|休息|放假)|(?:哪些|哪个|哪位|几个)(?:人|同事|组员|同学)(?:在)?(?:请假|休假|不在|休息)|有(?:谁|人)(?:请假|休假|不在)|(?:请假|休假)的(?:人|同事)"
+    rf"|谁{_ZH_WHEN}(?:在)?(?:请假|休假|不在|休息|放假)|(?:哪些|哪个|哪位|几个)(?:人|同事|组员|同学){_ZH_WHEN}(?:在)?(?:请假|休假|不在|休息)|有(?:谁|人){_ZH_WHEN}(?:请假|休假|不在)|(?:请假|休假)的(?:人|同事)"
 )
 _MY_REQUESTS = rx(
     r"\bmy\s+(?:\w+\s+)?(?:requests?|applications?|submissions?|claims?)\b|\brequests?\s+(?:status|history)\b"

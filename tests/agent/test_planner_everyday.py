@@ -41,6 +41,10 @@ READS: list[tuple[str, str, dict[str, Any]]] = [
         "who_is_out",
         {"start": "2026-12-07", "end": "2026-12-11"},
     ),
+    # a time between "who" and "on leave" is still a question, not a leave request
+    ("谁下周请假了", "who_is_out", {"start": "2026-12-07", "end": "2026-12-11"}),
+    ("哪些人下周休假", "who_is_out", {"start": "2026-12-07", "end": "2026-12-11"}),
+    ("谁明天不在？", "who_is_out", {"start": "2026-12-03"}),
     ("what needs my signature?", "my_pending_approvals", {}),
     ("还有待批的吗", "my_pending_approvals", {}),
 ]
