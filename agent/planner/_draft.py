@@ -200,7 +200,7 @@ def apply_correction(task: Task, turns: Sequence[Turn], ctx: Context) -> None:
         return
     task.intent = Intent.LEAVE
     if draft.status == "confirmed":
-        task.slots = {"already_submitted": draft.request_id}
+        task.slots = {"already_submitted": draft}
         return
     task.slots = fields
     if draft.status == "open" and draft.pending_id:

@@ -18,13 +18,14 @@ from agent.planner._conversation import (
     result_ids,
     result_items,
 )
-from agent.planner._draft import reads_as_correction
+from agent.planner._draft import Draft, reads_as_correction
 from agent.planner._forms import FORM, KNOWN, READ_FORM, ask_field
 from agent.planner._reading import TASKS, Intent, looks_like_question, looks_like_request
 from agent.planner._replies import (
     capabilities,
     item_line,
     join_ids,
+    leave_name,
     text,
     type_list,
 )
@@ -472,6 +473,15 @@ def _days_or_range(slots: dict[str, Any], lang: Lang) -> str:
     return text("days_or_range", lang, days=listing, start=shown[0], end=fmt_date(days[-1], lang))
 
 
+def _already_submitted(draft: Draft, lang: Lang) -> str:
+    """Which submitted request cannot be changed, by its type and dates as well as its id."""
+    from agent.i18n import fmt_range
+
+    dates = fmt_range(draft.start, draft.end, draft.start_half, draft.end_half, lang)
+    what = text("leave_on", lang, kind=leave_name(draft.leave_type, lang), dates=dates)
+    return text("already_submitted", lang, what=what, request_id=draft.request_id)
+
+
 def _new_facts(task: Task) -> bool:
     """Whether the newest message added anything to the task."""
     return bool(task.readings and task.readings[-1].slots)
@@ -480,8 +490,8 @@ def _new_facts(task: Task) -> bool:
 def _leave(task: Task, ctx: Context, lang: Lang) -> Step:
     task.slots["_types"] = ctx.leave_types
     slots = task.slots
-    if slots.get("already_submitted"):
-        return Reply(text("already_submitted", lang, request_id=slots["already_submitted"]))
+    if submitted := slots.get("already_submitted"):
+        return Reply(_already_submitted(submitted, lang))
     if missing(task):
         return _ask(task, lang, pushback=not _new_facts(task) and len(task.readings) > 1)
     if slots.get("split") and slots.get("listed"):

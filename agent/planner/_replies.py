@@ -75,6 +75,16 @@ def item_line(item: dict[str, Any]) -> str:
     return f"• {request_id} — {label}" if label else f"• {request_id}"
 
 
+def leave_name(key: str, lang: Lang) -> str:
+    """A leave type as running text: 'annual leave' / '年假'; plain 'leave' / '假' if unknown."""
+    code = f"planner.type.{key}"
+    return (
+        say("planner.leave_named", lang, kind=say(code, lang))
+        if code in CATALOGUE
+        else say("planner.leave_unnamed", lang)
+    )
+
+
 def type_list(keys: tuple[str, ...], lang: Lang) -> str:
     """The organisation's leave types in running text: 'annual, sick or unpaid' / '年假、病假、无薪假'."""
     names = [

@@ -109,3 +109,27 @@ async def test_the_model_sees_the_draft_and_its_proposal_supersedes_it(redis):
     assert new.replaces == old.pending_id and new.fields["start"] == "2026-12-10"
     assert isinstance(events[-1], FinalAnswer)
     model.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("actor", "first", "correction", "named"),
+    [
+        ("oliver", "annual leave 21-23 Dec", "actually move it to the 22nd", "annual leave, Mon 21"),
+        ("zhangsan", "12月21日到23日请年假", "改成22号", "年假，2026年12月21日"),
+    ],
+)
+async def test_a_correction_after_submitting_names_the_request_by_its_facts(
+    redis, actor, first, correction, named
+):
+    """Nothing is changed, and the person reads which request is meant, not only its id."""
+    engine, agent = agent_with(OfflinePlanner(), redis)
+    thread = f"slack:T1:D{actor}:300.3"
+    proposal = proposal_of(await turn(agent, thread, actor, first))
+    await engine.confirm(proposal.pending_id, actor)
+    await agent.memory.note(thread, "(Confirmed: submitted)")
+
+    events = await turn(agent, thread, actor, correction)
+    assert not [e for e in events if isinstance(e, ProposalReady)]
+    answer = next(e for e in events if isinstance(e, FinalAnswer)).text
+    assert named in answer
+    assert proposal.request_id in answer  # still there, to say "withdraw R-…"
