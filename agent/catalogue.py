@@ -809,7 +809,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "form.counter.start": ("First day", "开始日期"),
     "form.counter.end": ("Last day", "结束日期"),
     "form.counter.note": ("Note to {who} (optional)", "给{who}的留言（可选）"),
-    "form.counter.bad_date": ("Pick a date (YYYY-MM-DD).", "请选择日期（YYYY-MM-DD）。"),
     "label.asked_dates": ("Asked for", "原申请日期"),
     "label.suggested_dates": ("Suggested dates", "建议日期"),
     "headline.counter.proposed": (
@@ -888,6 +887,69 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "“{name}” is not on this form (its fields: {fields}).",
         "“{name}”不在此表单中（表单字段：{fields}）。",
     ),
+    # the engine's other refusals of one field (workflow/delegation.py, counter.py, leave.py, …)
+    "field.problem.pick_date": ("Pick a date (YYYY-MM-DD).", "请选择日期（YYYY-MM-DD）。"),
+    "field.problem.delegate_self": (
+        "You cannot delegate to yourself; choose a colleague.",
+        "不能委托给自己，请选择一位同事。",
+    ),
+    "field.problem.before_start": (
+        "The last day is before the first day, {start}.",
+        "结束日期早于开始日期{start}。",
+    ),
+    "field.problem.delegation_past": (
+        "The delegation would end on {end}, which has passed; choose a last day from today on.",
+        "委托的结束日期{end}已经过去，请选择今天或之后的日期。",
+    ),
+    "field.problem.chain_changes": (
+        "Those dates ({days} working days) would change who has to approve; suggest dates of a "
+        "similar length, or ask {name} to file a new request.",
+        "这些日期（{days} 个工作日）会改变审批人；请建议天数相近的日期，或请{name}重新提交申请。",
+    ),
+    "field.problem.same_dates": (
+        "Those are the dates already asked for; approve them instead, or suggest other days.",
+        "这就是申请里的日期；请直接批准，或建议其他日期。",
+    ),
+    "field.problem.reject_reason": (
+        "Please give a reason for the rejection.",
+        "驳回时请填写理由。",
+    ),
+    "field.problem.no_step": ("This request has no step {n}.", "此申请没有第 {n} 步。"),
+    "field.problem.decision": (
+        "A decision is approve or reject, not “{value}”.",
+        "审批结果只能是批准或驳回，不能是“{value}”。",
+    ),
+    "field.problem.no_items": ("Select at least one request to decide.", "请至少选择一个申请。"),
+    "field.problem.too_many_items": (
+        "At most {max} requests can be decided at once; select fewer.",
+        "一次最多处理 {max} 个申请，请少选一些。",
+    ),
+    "field.problem.no_working_day": (
+        "{start} to {end} has no working day in it (weekends and public holidays are not "
+        "counted), so there is nothing to take leave for.",
+        "{start}至{end}没有工作日（周末和法定假日不计），无需请假。",
+    ),
+    "field.problem.too_far_ahead": (
+        "Leave can be requested at most {days} days ahead; {start} is later than that.",
+        "最多只能提前 {days} 天请假；{start}超出了范围。",
+    ),
+    "field.problem.too_far_back": (
+        "Leave can be recorded at most {days} days after the fact; {start} is earlier.",
+        "最多只能补请 {days} 天内的假；{start}太早了。",
+    ),
+    "field.problem.reason_required": (
+        "This type of leave needs a reason.",
+        "此类假期需要填写事由。",
+    ),
+    "field.problem.no_time": (
+        "Noon to noon of {day} leaves no time off; choose the morning, the afternoon or the whole day.",
+        "{day}中午到中午没有休假时间；请选择上午、下午或全天。",
+    ),
+    "field.problem.unread_date": (
+        "{detail}",
+        "“{value}”不是可识别的日期；请写成 2026-12-03、“明天”或“下周一”这样的形式。",
+    ),
+    "field.problem.calendar": ("{detail}", "日历算不出这些日期的工作日，请检查日期。"),
     "field.problem.past": (
         "The {label}, {day}, is still to come: give the day it happened, today ({today}) or earlier.",
         "{label}{day}还没到：请填写实际发生的日期（今天{today}或更早）。",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from workflow.errors import OutcomeUnknown, ValidationFailed, WorkflowError
+from workflow.errors import FieldProblem, OutcomeUnknown, ValidationFailed, WorkflowError
 from workflow.models import Decision, Request
 
 if TYPE_CHECKING:
@@ -55,14 +55,16 @@ def check_items(items: Sequence[Item]) -> list[Item]:
     if not unique:
         raise ValidationFailed(
             "Select at least one request to decide.",
-            {"items": "is empty"},
             zh="请至少选择一个申请。",
+            problems={"items": FieldProblem("no_items", "is empty")},
         )
     if len(unique) > MAX_ITEMS:
         raise ValidationFailed(
             f"At most {MAX_ITEMS} requests can be decided at once; select fewer.",
-            {"items": f"has more than {MAX_ITEMS}"},
             zh=f"一次最多处理 {MAX_ITEMS} 个申请，请少选一些。",
+            problems={
+                "items": FieldProblem("too_many_items", f"has more than {MAX_ITEMS}", max=MAX_ITEMS)
+            },
         )
     return unique
 

@@ -21,6 +21,7 @@ import structlog
 from workflow import away, leave, whos_out
 from workflow.chain import resolve_chain
 from workflow.errors import (
+    FieldProblem,
     InsufficientBalance,
     InvalidState,
     NotAllowed,
@@ -144,9 +145,16 @@ def check_dates(
             f"Those dates ({derived['working_days']:g} working days) would change who has to "
             f"approve request {req.id}; suggest dates of a similar length, or ask "
             f"{person.name} to file a new request.",
-            {"start": "the dates change the approval chain"},
             zh=f"这些日期（{derived['working_days']:g} 个工作日）会改变申请 {req.id} 的审批人；"
             f"请建议天数相近的日期，或请{person.name}重新提交申请。",
+            problems={
+                "start": FieldProblem(
+                    "chain_changes",
+                    "the dates change the approval chain",
+                    days=f"{derived['working_days']:g}",
+                    name=person.name,
+                )
+            },
         )
     return clean, derived
 
@@ -178,14 +186,18 @@ def check_proposal(
     if dates.end < dates.start:
         raise ValidationFailed(
             f"The last day {dates.end} is before the first day {dates.start}.",
-            {"end": f"is before the first day {dates.start}"},
             zh=f"结束日期 {dates.end} 早于开始日期 {dates.start}。",
+            problems={
+                "end": FieldProblem(
+                    "before_start", f"is before the first day {dates.start}", start=dates.start
+                )
+            },
         )
     if _same_dates(req, dates):
         raise ValidationFailed(
             "Those are the dates already asked for; approve them instead, or suggest other days.",
-            {"start": "is the date already asked for"},
             zh="这就是申请里的日期；请直接批准，或建议其他日期。",
+            problems={"start": FieldProblem("same_dates", "is the date already asked for")},
         )
 
 

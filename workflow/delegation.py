@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from workflow import away
-from workflow.errors import ValidationFailed
+from workflow.errors import FieldProblem, ValidationFailed
 from workflow.models import Delegation, EventType, Request, RoutedReason, RoutingCode
 from workflow.store import Tx
 from workflow.transitions import Change, schedule_step, unschedule_step
@@ -25,14 +25,22 @@ def check(engine: Engine, actor: str, delegate: str, start: date, end: date) -> 
     engine.person(actor)
     engine.person(delegate)
     if delegate == actor:
-        raise ValidationFailed("You cannot delegate to yourself.", {"delegate": "is you"})
+        raise ValidationFailed(
+            "You cannot delegate to yourself.",
+            zh="不能委托给自己。",
+            problems={"delegate": FieldProblem("delegate_self", "is you")},
+        )
     if end < start:
         raise ValidationFailed(
-            f"The end date {end} is before the start date {start}.", {"end": "is before start"}
+            f"The end date {end} is before the start date {start}.",
+            zh=f"结束日期 {end} 早于开始日期 {start}。",
+            problems={"end": FieldProblem("before_start", "is before start", start=start)},
         )
     if end < engine.today_for(actor):
         raise ValidationFailed(
-            f"The delegation would end on {end}, which has passed.", {"end": "has passed"}
+            f"The delegation would end on {end}, which has passed.",
+            zh=f"委托的结束日期 {end} 已经过去。",
+            problems={"end": FieldProblem("delegation_past", "has passed", end=end)},
         )
 
 

@@ -26,6 +26,7 @@ from workflow.clock import Clock
 from workflow.config import OrgConfig
 from workflow.errors import (
     ConcurrentUpdate,
+    FieldProblem,
     InvalidState,
     NotAllowed,
     NotFound,
@@ -431,8 +432,8 @@ class Engine(Queries):
         if decision is Decision.REJECT and not (comment or "").strip():
             raise ValidationFailed(
                 "Please give a reason for the rejection.",
-                {"comment": "is required to reject"},
                 zh="驳回时请填写理由。",
+                problems={"comment": FieldProblem("reject_reason", "is required to reject")},
             )
 
     async def _decide_once(
@@ -454,7 +455,9 @@ class Engine(Queries):
         self.person(actor)
         if not 0 <= index < len(req.steps):
             raise ValidationFailed(
-                f"Request {request_id} has no step {index + 1}.", {"step": "does not exist"}
+                f"Request {request_id} has no step {index + 1}.",
+                zh=f"申请 {request_id} 没有第 {index + 1} 步。",
+                problems={"step": FieldProblem("no_step", "does not exist", n=index + 1)},
             )
         step = req.steps[index]
         done = {Decision.APPROVE: StepStatus.APPROVED, Decision.REJECT: StepStatus.REJECTED}[
@@ -876,5 +879,8 @@ def _decision(value: Decision | str) -> Decision:
     except ValueError:
         raise ValidationFailed(
             f"A decision is 'approve' or 'reject', not {value!r}.",
-            {"decision": "is not approve or reject"},
+            zh=f"审批结果只能是批准或驳回，不能是“{value}”。",
+            problems={
+                "decision": FieldProblem("decision", "is not approve or reject", value=str(value))
+            },
         ) from None

@@ -50,7 +50,9 @@ class FieldProblem(ValueError):
 
 class ValidationFailed(WorkflowError):
     """The fields of a request are wrong; `field_errors` maps each field to its problem in
-    English (for logs and the CLI), `problems` to the same as data a person's sentence is made of."""
+    English (for logs and the CLI), `problems` to the same as data a person's sentence is made of
+    (agent/refusals.py says it in the reader's language). A raise that names a field gives its
+    `problems`; `field_errors` then defaults to their English phrases."""
 
     code = "validation_failed"
 
@@ -62,9 +64,12 @@ class ValidationFailed(WorkflowError):
         zh: str | None = None,
         problems: dict[str, FieldProblem] | None = None,
     ) -> None:
-        super().__init__(message, zh=zh, field_errors=field_errors or {})
-        self.field_errors = field_errors or {}
-        self.problems = problems or {}
+        problems = problems or {}
+        if field_errors is None:
+            field_errors = {name: str(problem) for name, problem in problems.items()}
+        super().__init__(message, zh=zh, field_errors=field_errors)
+        self.field_errors = field_errors
+        self.problems = problems
 
 
 class NotAllowed(WorkflowError):

@@ -9,7 +9,7 @@ from typing import Any
 
 from workflow import calendar
 from workflow.config import LeaveType, OrgConfig, Person
-from workflow.errors import InsufficientBalance, OverlappingLeave, ValidationFailed
+from workflow.errors import FieldProblem, InsufficientBalance, OverlappingLeave, ValidationFailed
 from workflow.models import LeaveEntry, RequestStatus
 
 LEAVE_PREFIX = "leave:"
@@ -46,8 +46,10 @@ def derive(fields: Mapping[str, Any], person: Person) -> dict[str, Any]:
     if end < start:
         raise ValidationFailed(
             f"The last day {end} is before the first day {start}.",
-            {"end": f"is before the first day {start}"},
             zh=f"结束日期 {end} 早于开始日期 {start}。",
+            problems={
+                "end": FieldProblem("before_start", f"is before the first day {start}", start=start)
+            },
         )
     halves = {"start_pm": bool(fields.get("start_half")), "end_am": bool(fields.get("end_half"))}
     try:
@@ -55,7 +57,13 @@ def derive(fields: Mapping[str, Any], person: Person) -> dict[str, Any]:
             start, end, person.country, person.subdivision, **halves
         )
     except calendar.CalendarError as e:
-        raise ValidationFailed(str(e), {"start_half": str(e)}) from e
+        # noon to noon of one day is the one a person can make on a form; the rest are out-of-range
+        # dates, said in English by the calendar and in general words in Chinese
+        code = "no_time" if start == end and halves["start_pm"] and halves["end_am"] else "calendar"
+        raise ValidationFailed(
+            str(e),
+            problems={"start_half": FieldProblem(code, str(e), day=start, detail=str(e))},
+        ) from e
     return {
         "working_days": sum(by_year.values()),
         "days_by_year": {str(y): d for y, d in by_year.items()},
@@ -72,22 +80,34 @@ def check_dates(
         raise ValidationFailed(
             f"{start} to {end} has no working day in it (weekends and public holidays are not "
             "counted), so there is nothing to take leave for.",
-            {"start": "the range has no working day"},
             zh=f"{start} 至 {end} 没有工作日（周末和法定假日不计），无需请假。",
+            problems={
+                "start": FieldProblem(
+                    "no_working_day", "the range has no working day", start=start, end=end
+                )
+            },
         )
     ahead = config.policy.max_days_ahead
     if start > today + timedelta(days=ahead):
         raise ValidationFailed(
             f"Leave can be requested at most {ahead} days ahead; {start} is later than that.",
-            {"start": f"is more than {ahead} days ahead"},
             zh=f"最多只能提前 {ahead} 天请假；{start} 超出了范围。",
+            problems={
+                "start": FieldProblem(
+                    "too_far_ahead", f"is more than {ahead} days ahead", days=ahead, start=start
+                )
+            },
         )
     back = config.policy.max_days_back
     if start < today - timedelta(days=back):
         raise ValidationFailed(
             f"Leave can be recorded at most {back} days after the fact; {start} is earlier.",
-            {"start": f"is more than {back} days ago"},
             zh=f"最多只能补请 {back} 天内的假；{start} 太早了。",
+            problems={
+                "start": FieldProblem(
+                    "too_far_back", f"is more than {back} days ago", days=back, start=start
+                )
+            },
         )
 
 
@@ -95,8 +115,10 @@ def check_reason(leave_type: LeaveType, fields: Mapping[str, Any]) -> None:
     if leave_type.reason_required and not fields.get("reason"):
         raise ValidationFailed(
             f"{leave_type.name} needs a reason.",
-            {"reason": f"is required for {leave_type.name}"},
             zh=f"{leave_type.name_zh}需要填写事由。",
+            problems={
+                "reason": FieldProblem("reason_required", f"is required for {leave_type.name}")
+            },
         )
 
 

@@ -8,7 +8,7 @@ from datetime import date
 from agent.dates import DateParseError, resolve_date
 from agent.tools.base import ToolContext
 from workflow import calendar
-from workflow.errors import ValidationFailed
+from workflow.errors import FieldProblem, ValidationFailed
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,8 @@ def one_date(text: str, ctx: ToolContext, field: str, *, past: bool = False) -> 
     try:
         return resolve_date(text, ctx.today, past=past)
     except DateParseError as e:
-        raise ValidationFailed(str(e), {field: str(e)}) from e
+        problem = FieldProblem("unread_date", str(e), value=e.text.strip(), detail=str(e))
+        raise ValidationFailed(str(e), problems={field: problem}) from e
 
 
 def span(
@@ -47,6 +48,7 @@ def span(
                 first, count, person.country, person.subdivision
             )
         except calendar.CalendarError as err:
-            raise ValidationFailed(str(err), {"days": str(err)}) from err
+            problem = FieldProblem("calendar", str(err), detail=str(err))
+            raise ValidationFailed(str(err), problems={"days": problem}) from err
         return Span(s, e, start_half and s == first, end_am or end_half)
     return Span(first, first, start_half, end_half)

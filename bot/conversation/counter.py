@@ -18,7 +18,7 @@ from bot.wording import name_of, say
 from workflow.config import Person
 from workflow.counter import Dates
 from workflow.engine import Engine
-from workflow.errors import ValidationFailed, WorkflowError
+from workflow.errors import FieldProblem, ValidationFailed, WorkflowError
 
 if TYPE_CHECKING:
     from bot.conversation.interactions import Answer
@@ -30,15 +30,15 @@ def _answer(*args: Any) -> Answer:
     return Answer(*args)
 
 
-def parse_day(value: object, field: str, locale: str) -> date:
+def parse_day(value: object, field: str) -> date:
     """A date from a form (YYYY-MM-DD); ValidationFailed naming the field otherwise."""
     try:
         return date.fromisoformat(str(value or "").strip())
     except ValueError:
         raise ValidationFailed(
-            say("form.counter.bad_date", "en"),
-            {field: say("form.counter.bad_date", locale)},
-            zh=say("form.counter.bad_date", "zh"),
+            say("field.problem.pick_date", "en"),
+            zh=say("field.problem.pick_date", "zh"),
+            problems={field: FieldProblem("pick_date", "is not a date (YYYY-MM-DD)")},
         ) from None
 
 
@@ -70,8 +70,8 @@ class CounterClicks:
         engine = self.engine
         locale = person.locale
         try:
-            first = parse_day(start, "start", locale)
-            last = parse_day(end or start, "end", locale)
+            first = parse_day(start, "start")
+            last = parse_day(end or start, "end")
             req = await engine.counter(person.id, request_id, step, Dates(first, last), note)
             view = await engine.request_view(request_id, person.id)
         except WorkflowError as e:

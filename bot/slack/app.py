@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, replace
-from datetime import date
 from functools import cached_property
 from typing import Any
 
@@ -40,7 +39,7 @@ from bot.conversation import (
     buttons,
 )
 from bot.conversation.feeds import CalendarFeeds
-from bot.conversation.forms import approvers_preview, submit_leave
+from bot.conversation.forms import approvers_preview, submit_delegation, submit_leave
 from bot.conversation.interactions import At
 from bot.presentation.card_views import Closed, CounterForm
 from bot.queue import QueueUnavailable, TurnJournal
@@ -57,8 +56,6 @@ from bot.tasks import BackgroundTasks
 from workflow.config import Person
 from workflow.errors import (
     StoreUnavailable,
-    ValidationFailed,
-    WorkflowError,
 )
 
 log = structlog.get_logger("slack")
@@ -415,36 +412,15 @@ class SlackBot:
         if person is None:
             await ack(
                 response_action="errors",
-                errors={"delegate": "You are not in the approvals directory."},
+                errors={"delegate": not_in_directory(detect_locale(""), self.hr_name)[:150]},
             )
             return
-        missing = {
-            k: say("form.required", person.locale)
-            for k in ("delegate", "start", "end")
-            if not form[k]
-        }
-        if missing:
-            await ack(response_action="errors", errors=missing)
-            return
-        try:
-            await self.engine.set_delegation(
-                person.id,
-                form["delegate"],
-                date.fromisoformat(form["start"]),
-                date.fromisoformat(form["end"]),
-                form["reason"],
-            )
-        except ValidationFailed as e:
+        result = await submit_delegation(self.engine, person, form)
+        if result.errors:
             errors = {
-                blocks_delegation.DELEGATION_BLOCKS.get(k, "delegate"): v
-                for k, v in e.field_errors.items()
+                blocks_delegation.DELEGATION_BLOCKS[k]: v[:150] for k, v in result.errors.items()
             }
-            await ack(
-                response_action="errors", errors=errors or {"delegate": e.localized(person.locale)}
-            )
-            return
-        except WorkflowError as e:
-            await ack(response_action="errors", errors={"delegate": e.localized(person.locale)})
+            await ack(response_action="errors", errors=errors)
             return
         await ack()
         self.tasks.spawn(self.publish_home(body["user"]["id"], person), name="home")

@@ -373,3 +373,42 @@ async def test_the_home_tab_makes_and_turns_off_a_team_calendar_link(slack: Slac
         )
         assert (await h.http.get(h.server.make_url(path))).status == 404
         assert "calendar_feed_revoke" not in json.dumps(h.standin.workspace.views.home(user))
+
+
+async def test_the_delegation_form_shows_field_errors_in_the_readers_language(slack: SlackHarness):
+    """A Chinese-speaking approver who delegates to herself, or until a day gone by, reads why
+    under the field in Chinese; an English speaker reads the same in English."""
+    h = slack
+
+    async def open_form(user: str, opened_before: int) -> dict:
+        await h.sim.home_opened(user)
+        await h.settle()
+        home = h.standin.workspace.views.home(user)
+        assert home is not None
+        await h.sim.click_in_view(user, home, "open_delegation_form")
+        opened = await h.standin.wait_for_call("views.open", count=opened_before + 1)
+        return opened["view"]
+
+    async def submit(user: str, view: dict, delegate: str, start: str, end: str) -> dict:
+        values = {
+            "delegate": {"delegate": {"selected_option": {"value": delegate}}},
+            "start": {"start": {"selected_date": start}},
+            "end": {"end": {"selected_date": end}},
+            "reason": {"reason": {"value": None}},
+        }
+        body = await (await h.submit_view(user, view, values)).json()
+        assert body["response_action"] == "errors"
+        return body["errors"]
+
+    form = await open_form(WANG, 0)  # wangfang reads Chinese
+    assert await submit(WANG, form, "wangfang", "2026-12-07", "2026-12-11") == {
+        "delegate": "不能委托给自己，请选择一位同事。"
+    }
+    past = await submit(WANG, form, "chenjing", "2026-11-20", "2026-11-27")
+    assert set(past) == {"end"} and "已经过去" in past["end"]
+    assert "has passed" not in past["end"] and "2026-11-27" not in past["end"]
+    form = await open_form(EMMA, 1)
+    assert await submit(EMMA, form, "emma", "2026-12-07", "2026-12-11") == {
+        "delegate": "You cannot delegate to yourself; choose a colleague."
+    }
+    assert await h.engine.delegations() == []
