@@ -127,10 +127,18 @@ def interrupt_on_sigterm() -> None:
 
 
 class RedisServer:
-    """A private redis-server on a loopback port: exact INFO commandstats, nothing shared."""
+    """A private redis-server on a loopback port: exact INFO commandstats, nothing shared.
+
+    With no port given it takes a free one, and it answers only once the server on that port is
+    the one it started (INFO's process_id): a port taken between the pick and the start, by
+    another suite's Redis, makes it pick again rather than share that Redis.
+    """
+
+    TRIES = 5
 
     def __init__(self, port: int | None = None) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="bench-redis-"))
+        self.fixed = port is not None
         self.port = port or free_port()
         self.proc: subprocess.Popen | None = None
 
@@ -141,6 +149,18 @@ class RedisServer:
     def start(self) -> str:
         if shutil.which("redis-server") is None:
             raise RuntimeError("redis-server is not on the PATH (apt-get install redis-server)")
+        for _ in range(self.TRIES):
+            self._spawn()
+            if self._serving():
+                return self.url
+            self._end_proc()
+            if self.fixed:
+                break
+            self.port = free_port()
+        self.stop()
+        raise RuntimeError(f"redis-server did not start (last port tried: {self.port})")
+
+    def _spawn(self) -> None:
         self.proc = subprocess.Popen(
             [
                 "redis-server",
@@ -158,24 +178,44 @@ class RedisServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.port), 0.2),
-            ):
-                return self.url
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("redis-server did not start")
 
-    def stop(self) -> None:
+    def _serving(self) -> bool:
+        """True once our process answers on the port; False if it exited or someone else answers."""
+        assert self.proc is not None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                pid = self._pid_answering()
+                if pid is not None:
+                    return pid == self.proc.pid
+            time.sleep(0.05)
+        return False
+
+    def _pid_answering(self) -> int | None:
+        """The process_id in INFO of whatever Redis answers on the port (None: no answer yet).
+
+        A bare socket, not redis-py, whose connect retries would wait on a port that is not Redis."""
+        with socket.create_connection(("127.0.0.1", self.port), 0.2) as conn:
+            conn.settimeout(0.5)
+            conn.sendall(b"INFO server\r\n")
+            data = b""
+            while (found := re.search(rb"process_id:(\d+)\r\n", data)) is None:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return None
+                data += chunk
+            return int(found.group(1))
+
+    def _end_proc(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(5)
             if self.proc.poll() is None:
                 self.proc.kill()
+
+    def stop(self) -> None:
+        self._end_proc()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

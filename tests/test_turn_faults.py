@@ -127,7 +127,6 @@ class Bot:
 
 
 async def start(
-    port: int,
     users: int,
     *,
     latency: float,
@@ -142,7 +141,7 @@ async def start(
         serves=1,
         workers=workers,
         serve_runs_turns=serve_runs_turns,
-        redis_port=port,
+        redis_port=None,  # a free port: two suites at once each get their own Redis
         extra_env=FAST_RECLAIM,
         ingress_processes=ingress_processes,
     )
@@ -179,9 +178,34 @@ def sigkill(proc: Any) -> None:
     proc.popen.wait(10)
 
 
+def test_the_private_redis_is_its_own_when_the_port_it_picked_is_taken(monkeypatch):
+    """Another suite holding the port picked for this one's Redis: it picks again and talks only
+    to the server it started, never to the other suite's."""
+    import socket
+
+    import redis
+
+    r = rig_module()
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        taken = held.getsockname()[1]
+        picks = iter([taken])
+        free = r.free_port
+        monkeypatch.setattr(r, "free_port", lambda: next(picks, None) or free())
+        server = r.RedisServer()
+        try:
+            server.start()
+            assert server.port != taken
+            info = redis.Redis(port=server.port).info("server")
+            assert server.proc is not None and info["process_id"] == server.proc.pid
+        finally:
+            server.stop()
+
+
 async def test_a_runner_killed_mid_turn_answers_once_within_the_reclaim_window():
     """SIGKILL the process running a turn: the other runner answers once, and the thread is usable at once."""
-    bot = await start(6441, 2, latency=1.5, workers=2, serve_runs_turns=False)
+    bot = await start(2, latency=1.5, workers=2, serve_runs_turns=False)
     try:
         [u, _] = bot.users
         assert await bot.dm(u) == 200
@@ -212,7 +236,7 @@ async def test_a_runner_killed_mid_turn_answers_once_within_the_reclaim_window()
 
 async def test_serve_killed_with_turns_queued_loses_none():
     """A burst is acked by serve, which is SIGKILLed with its turns queued and running: the worker answers every one, once."""
-    bot = await start(6442, 12, latency=1.0, workers=1)
+    bot = await start(12, latency=1.0, workers=1)
     try:
         statuses = await asyncio.gather(*(bot.dm(u) for u in bot.users))
         assert set(statuses) == {200}
@@ -227,7 +251,7 @@ async def test_serve_killed_with_turns_queued_loses_none():
 async def test_two_ingress_processes_answer_every_dm_once_and_a_dead_one_stops_serve():
     """`serve --ingress-processes 2`: a burst spread over both processes is answered once each;
     SIGKILL the copy and serve stops (for its supervisor to restart), leaving no process behind."""
-    bot = await start(6444, 12, latency=0.3, workers=0, ingress_processes=2)
+    bot = await start(12, latency=0.3, workers=0, ingress_processes=2)
     try:
         serve = bot.rig.serves[0]
         [copy] = serve.children()
@@ -250,7 +274,7 @@ async def test_two_ingress_processes_answer_every_dm_once_and_a_dead_one_stops_s
 async def test_redis_paused_4_s_then_10_s_during_bursts_drops_nothing_and_healthz_answers():
     """Redis SIGSTOPped for 4 s, then 10 s, each during a burst: every DM answered once or refused
     non-2xx (then answered on Slack's retry); /healthz answers within 1 s throughout."""
-    bot = await start(6443, 16, latency=0.3, workers=1)
+    bot = await start(16, latency=0.3, workers=1)
     redis_pid = bot.rig.redis.proc.pid
     health_ms: list[float] = []
     stop_health = asyncio.Event()
