@@ -30,8 +30,6 @@ def month_file(directory: Path, org: str, month: date) -> Path:
     return directory / org / f"requests-{month:%Y-%m}.jsonl.gz"
 
 
-
-
 def cutoff(engine: Engine, months: int) -> datetime:
     """Requests decided before this moment are old enough to archive (months of ~30.44 days)."""
     return engine.clock.now(UTC) - timedelta(days=round(months * 30.44))

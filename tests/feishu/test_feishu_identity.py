@@ -22,7 +22,9 @@ async def test_a_person_without_an_open_id_is_known_by_email_both_ways(feishu: F
 
     await h.sim.message("ou_stranger", "hello")
     await h.settle()
-    assert "不在审批通讯录" in h.said("ou_stranger") or "not in the approvals" in h.said("ou_stranger")
+    assert "不在审批通讯录" in h.said("ou_stranger") or "not in the approvals" in h.said(
+        "ou_stranger"
+    )
 
     # Priya's 1,200 GBP claim needs Finance (Sarah) after Emma: Sarah's card reaches her by email
     resp, _ = await h.sim.message(
