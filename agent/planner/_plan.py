@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any
 
 from agent.catalogue import say
+from agent.dates import find_dates
 from agent.planner._context import Context, Lang
 from agent.planner._conversation import (
     Observation,
@@ -408,8 +409,9 @@ def _start(task: Task, turn: Turn, ctx: Context, lang: Lang) -> Step:
             return Reply(text("off_topic", lang))
         if reads_as_correction(turn.user):
             return Reply(text("no_draft_to_change", lang))  # a correction outside a draft's thread
-        if looks_like_request(turn.user):
-            return Reply(text("unclear", lang))  # never the small-talk line: it reads as consent
+        if looks_like_request(turn.user) or find_dates(turn.user, ctx.today):
+            # never the small-talk line: it reads as consent ("wfh tomorrow" — "enjoy!")
+            return Reply(text("unclear", lang))
         return Reply(text("smalltalk", lang))
     handler = _HANDLERS.get(intent)
     if handler is not None:

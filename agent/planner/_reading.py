@@ -184,6 +184,7 @@ _WORKING_DAYS = rx(
 )
 _BALANCE = rx(
     r"\bbalances?\b|\ballowance\b|\bentitlement\b|\bhow\s+many\s+(?:\w+\s+){0,3}(?:days|holidays|leave)\b(?!.*\b(?:off|take|taking)\b)"
+    r"|\bhow\s+many\s+(?:\w+\s+){0,2}days\s+off\s+(?:do|have|did)\s+i\s+(?:have|got|get)\b"
     r"|\b(?:days|leave|holidays?|pto|vacation)\s+(?:do\s+i\s+have\s+)?(?:left|remaining)\b|\bremaining\s+(?:leave|days|holiday|pto|vacation|annual|sick|personal)"
     r"|\b(?:have\s+i\s+got|i\s+have|do\s+i\s+have|are|is)\s+(?:\w+\s+){0,2}(?:left|remaining)\b|\bhow\s+much\s+(?:\w+\s+){0,3}(?:left|remaining)\b"
     r"|\bhow\s+much\s+(?:\w+\s+){0,2}(?:leave|holiday|holidays|pto|vacation|time\s+off)\s+(?:do|have|did)\s+i\s+(?:have|got|get)\b(?!.*\b(?:take|taking|book)\b)"

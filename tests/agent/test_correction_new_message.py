@@ -114,7 +114,12 @@ async def test_the_model_sees_the_draft_and_its_proposal_supersedes_it(redis):
 @pytest.mark.parametrize(
     ("actor", "first", "correction", "named"),
     [
-        ("oliver", "annual leave 21-23 Dec", "actually move it to the 22nd", "annual leave, Mon 21"),
+        (
+            "oliver",
+            "annual leave 21-23 Dec",
+            "actually move it to the 22nd",
+            "annual leave, Mon 21",
+        ),
         ("zhangsan", "12月21日到23日请年假", "改成22号", "年假，2026年12月21日"),
     ],
 )

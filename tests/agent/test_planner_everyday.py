@@ -34,6 +34,8 @@ READS: list[tuple[str, str, dict[str, Any]]] = [
     ("经理批了我的年假吗", "my_requests", {}),
     ("帮我查一下报销进度", "my_requests", {}),
     ("how much holiday do i have", "my_balances", {}),
+    ("how many days off do I have", "my_balances", {}),
+    ("how many days off have I got left?", "my_balances", {}),
     ("我还有多少病假", "my_balances", {}),
     ("is anybody in the office off tomorrow?", "who_is_out", {"start": "2026-12-03"}),
     (
@@ -71,6 +73,14 @@ async def test_asking_for_help_lists_what_the_bot_does_and_turns_nobody_away(tex
     assert not response.tool_calls
     assert "can't" not in response.content and "做不了" not in response.content
     assert "帮不上" not in response.content
+
+
+@pytest.mark.parametrize("text", ["wfh tomorrow", "working from home on Friday"])
+async def test_a_dated_plan_the_bot_cannot_record_is_not_cheered_as_if_done(text):
+    """'wfh tomorrow' got 'Sounds good — enjoy!', which reads as if it were noted or approved."""
+    response = await OfflinePlanner().complete(chat(SYSTEM_EN, text), TOOLS)
+    assert not response.tool_calls
+    assert "can't" in response.content and "enjoy" not in response.content
 
 
 @pytest.mark.parametrize(
