@@ -49,6 +49,12 @@ HALF_ALONE = rx(
     r"|(?P<zh>上午|下午)(?:请|休|不来|请假)"
 )
 
+# Leaving early is that day's afternoon off ("can I leave early today?", "今天想早点走").
+_EARLY = rx(
+    r"\b(?:leave|leaving|go(?:ing)?\s+home|head(?:ing)?\s+(?:home|off)|finish(?:ing)?|knock(?:ing)?\s+off|clock(?:ing)?\s+out|sign(?:ing)?\s+off)\s+early\b"
+    r"|早退|早点(?:走|回家|下班|离开)|提前(?:走|下班|回家|离开)"
+)
+
 _CAUSE = rx(
     r"\b(?:flu|fever|cold|cough|covid|migraine|headache|stomach|food\s+poisoning|toothache|dentist|doctor|gp|hospital|surgery|operation|appointment|check-?up|injur(?:y|ed)|back\s+pain|wedding|funeral|moving|family|childcare|kids?|son|daughter|errands?|bank|visa|exam|trip|christmas|new\s+year|holiday\s+to|travel)\b"
     r"|\b(?:interview|passport|court|jury|graduation|ceremony)\b"
@@ -234,6 +240,10 @@ def _leave_dates(text: str, today: date) -> dict[str, Any]:
     rng = find_range(text, today)
     days = parse_days(text)
     mentions = find_dates(text, today)
+    if _EARLY.search(text) and not days:
+        day = today if rng is None else rng.start
+        if rng is None or (rng.end == day and not (rng.start_half or rng.end_half)):
+            rng = DateRange(day, day, start_half=True)
     if rng is None:
         half = HALF_ALONE.search(text)
         side = _HALF_WORD.search(text) if days == 0.5 else None

@@ -105,6 +105,10 @@ LEAVE_PHRASINGS: list[tuple[str, dict[str, Any]]] = [
         {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-04"},
     ),
     (
+        "I'm not feeling well, can I leave early today?",
+        {"leave_type": "sick", "start": "2026-12-02", "end": "2026-12-02", "start_half": True},
+    ),
+    (
         "annual leave next Monday to Wednesday",
         {"leave_type": "annual", "start": "2026-12-07", "end": "2026-12-09"},
     ),
@@ -189,6 +193,16 @@ LEAVE_PHRASINGS: list[tuple[str, dict[str, Any]]] = [
     ("half day tomorrow, sick", {"leave_type": "sick", "start": "2026-12-03", "days": 0.5}),
     # Chinese
     ("明天开始请两天病假", {"leave_type": "sick", "start": "2026-12-03", "days": 2}),
+    (
+        "头疼，今天想早点走",
+        {
+            "leave_type": "sick",
+            "start": "2026-12-02",
+            "end": "2026-12-02",
+            "start_half": True,
+            "reason": "头疼",
+        },
+    ),
     (
         "明天肚子疼，想请10天假",
         {"leave_type": "sick", "start": "2026-12-03", "days": 10, "reason": "肚子疼"},
