@@ -209,6 +209,7 @@ _MY_REQUESTS = rx(
     r"|\b(?:what|which)\s+(?:have|did)\s+i\s+(?:submitted|submit|requested|request|asked\s+for|ask\s+for|applied\s+for|apply\s+for|put\s+in|filed|file)\b"
     r"|\b(?:have|do)\s+i\s+(?:got|have)\s+(?:any|some)\s+(?:\w+\s+)?(?:requests?|applications?|claims?)\b"
     r"|\b(?:anything|any|which|what)\s+(?:\w+\s+)?of\s+mine\b"
+    r"|\b(?:what(?:'s|\s+is|\s+has)?\s+(?:happened|happening|become)\s+(?:to|with|of)|any\s+(?:news|word)\s+(?:on|about))\s+my\s+(?:\w+\s+){0,2}(?:leave|holiday|vacation|pto|time\s+off|days?\s+off|requests?|claims?|expenses?|trip)\b"
     r"|我(?:之前|上次|最近|刚才)?的(?:年假|病假|事假)?(?:申请|请假|请求|报销|出差)|我(?:提交|申请)的|申请记录|请假记录|报销记录"
     r"|我(?:有|都有|现在有)?(?:哪些|什么|几个|多少)(?:申请|请假|报销)|我.{0,4}(?:提交|申请|交)(?:过|了)(?:什么|哪些|几个)"
 )

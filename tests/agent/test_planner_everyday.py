@@ -29,6 +29,8 @@ READS: list[tuple[str, str, dict[str, Any]]] = [
     ("which claims have i got in", "my_requests", {}),
     ("what have I applied for?", "my_requests", {}),
     ("where does my leave request stand?", "my_requests", {}),
+    ("what happened to my leave?", "my_requests", {}),
+    ("any news on my holiday?", "my_requests", {}),
     ("我有几个申请", "my_requests", {}),
     ("我这个月提交了哪些报销", "my_requests", {}),
     ("经理批了我的年假吗", "my_requests", {}),
