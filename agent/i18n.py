@@ -1,4 +1,5 @@
-"""Dates, date ranges and day counts as a person reads them; the words come from the catalogue."""
+"""Dates, date ranges, day counts and amounts of money as a person reads them; the words come
+from the catalogue."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from agent.catalogue import say
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _WEEKDAYS_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
+# ISO 4217 minor units where they are not 2: yen and won have no cents, dinars have three places
+_NO_MINOR = ("BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX")
+_NO_MINOR += ("VND", "VUV", "XAF", "XOF", "XPF")
+_THREE = ("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND")
+_MINOR_UNITS = dict.fromkeys(_NO_MINOR, 0) | dict.fromkeys(_THREE, 3)
 
 
 def fmt_date(d: date, locale: str) -> str:
@@ -43,3 +49,16 @@ def detect_locale(text: str, default: str = "en") -> str:
 def fmt_days(days: float, locale: str) -> str:
     """'1 working day', '2.5 working days' / '2.5 个工作日'."""
     return say("days.working.one" if days == 1 else "days.working", locale, n=f"{days:g}")
+
+
+def fmt_amount(amount: float, currency: str | None) -> str:
+    """An amount with the currency's minor units and thousands grouped: '86.40' GBP,
+    '1,200' JPY, '1,234,567.00' CNY (the code itself is the caller's to place).
+
+    A value finer than the currency's units (never from our forms) keeps its digits, so what is
+    shown is what was recorded.
+    """
+    places = _MINOR_UNITS.get((currency or "").upper(), 2)
+    while places < 3 and round(amount, places) != amount:
+        places += 1
+    return f"{amount:,.{places}f}"

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.catalogue import say
 from agent.events import ProposalReady
-from agent.i18n import fmt_date, fmt_days, fmt_range
+from agent.i18n import fmt_amount, fmt_date, fmt_days, fmt_range
 from agent.tools.describe import choice_text, status_text, what, where_it_is
 from bot.presentation.model import Reader
 from bot.presentation.model import reader as as_reader
@@ -103,8 +103,15 @@ def field_label(fd: FieldDef, locale: str) -> str:
     return fd.label_zh if locale == "zh" else fd.label
 
 
-def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: str) -> str:
-    """A form value as a person reads it (raw: escape before putting it in mrkdwn)."""
+def field_value(
+    fd: FieldDef | None,
+    value: Any,
+    engine: Engine | None,
+    locale: str,
+    currency: str | None = None,
+) -> str:
+    """A form value as a person reads it (raw: escape before putting it in mrkdwn); an amount
+    of money with the minor units of `currency` (the form's currency field)."""
     kind = fd.type if fd is not None else None
     if isinstance(value, bool) or kind is FieldType.BOOL:
         return say("value.yes" if value else "value.no", locale)
@@ -113,8 +120,10 @@ def field_value(fd: FieldDef | None, value: Any, engine: Engine | None, locale: 
             return fmt_date(date.fromisoformat(str(value)), locale)
         except ValueError:
             return str(value)
-    if kind in (FieldType.MONEY, FieldType.NUMBER) and isinstance(value, int | float):
-        return f"{value:,.2f}".removesuffix(".00") if kind is FieldType.MONEY else f"{value:g}"
+    if kind is FieldType.MONEY and isinstance(value, int | float):
+        return fmt_amount(value, currency)
+    if kind is FieldType.NUMBER and isinstance(value, int | float):
+        return f"{value:g}"
     if kind is FieldType.LEAVE_TYPE:
         return leave_type_name(engine, str(value), locale)
     if kind is FieldType.CHOICE:
@@ -207,7 +216,11 @@ def subject_facts(req: Request, engine: Engine, locale: str) -> list[tuple[str, 
         value = req.fields.get(fd.name)
         if value is None or value == "":
             continue
-        pairs.append((field_label(fd, locale), field_value(fd, value, engine, locale)))
+        currency = req.fields.get("currency")
+        shown = field_value(
+            fd, value, engine, locale, currency if isinstance(currency, str) else None
+        )
+        pairs.append((field_label(fd, locale), shown))
     return pairs
 
 
@@ -240,9 +253,10 @@ def _form_proposal_facts(
         if fd is None:  # a field the process does not define: shown, labelled as well as we can
             pairs.append((name.replace("_", " ").capitalize(), str(value)))
             continue
-        shown = field_value(fd, value, engine, locale)
-        if fd.type is FieldType.MONEY and isinstance(f.get("currency"), str):
-            shown = f"{shown} {f['currency']}"
+        currency = f.get("currency") if isinstance(f.get("currency"), str) else None
+        shown = field_value(fd, value, engine, locale, currency)
+        if fd.type is FieldType.MONEY and currency:
+            shown = f"{shown} {currency}"
         elif fd.name == "currency" and "amount" in defs:
             continue  # said with the amount
         pairs.append((field_label(fd, locale), shown))

@@ -1,5 +1,5 @@
 """An expense named in one line reads in the reader's language: its category by its label
-('报销：88 CNY（餐饮）'), never the stored key ('(meals)'), on cards, in lists and in answers."""
+('报销：88.00 CNY（餐饮）'), never the stored key ('(meals)'), on cards, in lists and in answers."""
 
 from __future__ import annotations
 
@@ -39,12 +39,12 @@ async def test_the_chinese_answer_names_the_category_by_its_label(engine: Engine
     events = [e async for e in agent.run("zhangsan:t", "zhangsan", "报销 88 元 午饭 12月1日")]
     answer = events[-1]
     assert isinstance(answer, FinalAnswer)
-    assert "报销：88 CNY（餐饮）" in answer.text and "meals" not in answer.text
+    assert "报销：88.00 CNY（餐饮）" in answer.text and "meals" not in answer.text
 
 
 @pytest.mark.parametrize(
     ("locale", "named"),
-    [("zh", "张三：报销：88 CNY（餐饮）"), ("en", "张三: Expense claim: 88 CNY (Meals)")],
+    [("zh", "张三：报销：88.00 CNY（餐饮）"), ("en", "张三: Expense claim: 88.00 CNY (Meals)")],
 )
 async def test_the_card_and_the_approvers_list_say_the_category_as_a_person_reads_it(
     engine: Engine, locale: str, named: str

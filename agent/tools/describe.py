@@ -6,7 +6,7 @@ from datetime import date
 from typing import Any
 
 from agent.catalogue import CATALOGUE, say
-from agent.i18n import fmt_days, fmt_range
+from agent.i18n import fmt_amount, fmt_days, fmt_range
 from workflow.config import OrgConfig
 from workflow.directory import Directory
 from workflow.leave import Balance
@@ -28,7 +28,7 @@ def half_day(fields: dict[str, Any]) -> str:
 
 
 def what(req: Request, config: OrgConfig, locale: str) -> str:
-    """'Sick leave, Thu 3 Dec 2026 – Thu 10 Dec 2026 (6 working days)' or 'Expense claim: 320 CNY (meals)'."""
+    """'Sick leave, Thu 3 Dec 2026 – Thu 10 Dec 2026 (6 working days)' or 'Expense claim: 320.00 CNY (meals)'."""
     return what_of(req.kind, req.process, req.fields, req.derived, config, locale)
 
 
@@ -55,7 +55,7 @@ def what_of(
         return say("what.leave", locale, type=lt, dates=dates, days=days)
     name = process.display_name(locale)
     if process_key == "expense":
-        amount = f"{f.get('amount', 0):g}"
+        amount = fmt_amount(f.get("amount", 0), f.get("currency"))
         category = choice_text(f.get("category", ""), locale)
         return say(
             "what.expense",
