@@ -218,3 +218,15 @@ async def test_where_a_request_is_reads_as_words_not_a_status_code(engine: Engin
     )
     long_card = to_text(requests.requester_notice("request_submitted", five, engine, london, {}))
     assert "Pending: step 1 of 2 (Manager) with Emma Clarke" in long_card, long_card
+
+
+async def test_the_approvers_card_says_86_40_on_every_surface(engine: Engine):
+    """The approver's card as data, on Slack and as terminal text: 86.40 GBP, not 86.4."""
+    req = await submitted(engine, "oliver", EXPENSE, process="expense")
+    view = await engine.request_view(req.id, "emma")
+    for locale in ("en", "zh"):
+        card = requests.approval_card(view, engine, locale)
+        text = to_text(card)
+        slack = json.dumps(blocks.approval_card(view, engine, locale).blocks, ensure_ascii=False)
+        for shown in (text, slack):
+            assert "86.40" in shown and "86.4 " not in shown and "86.4G" not in shown, shown
