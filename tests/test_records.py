@@ -6,11 +6,15 @@ import gzip
 import json
 from datetime import date, timedelta
 
+import pytest
+
 from bot import admin, archive
-from tests.helpers import ANNUAL_2_DAYS, submitted
+from tests.helpers import ANNUAL_2_DAYS, SICK_6_DAYS, submitted
 from workflow.engine import Engine
+from workflow.errors import InvalidState, NotAllowed
 from workflow.migrate import migrate
-from workflow.models import RequestStatus
+from workflow.models import PendingStatus, RequestStatus
+from workflow.payloads import DecidePayload, DelegatePayload, pending_payload
 
 
 async def test_a_request_is_stored_compactly_and_the_older_layout_still_reads(engine: Engine):
@@ -160,3 +164,65 @@ async def test_a_list_reads_a_records_own_fields_without_its_steps(engine: Engin
     assert whole["f"]["st"] == [{"a": 1}]
     read = codec.head(nested)  # the whole record: the cut would have been inside the form
     assert {k: read[k] for k in own} == {k: whole[k] for k in own}
+
+
+async def test_a_done_pending_action_keeps_only_what_a_later_click_reads(engine: Engine):
+    """Once confirmed, a submit's pending action drops the form it carried (under Redis's
+    64-byte listpack limit), and a repeat click and a cancel after it still answer truthfully."""
+    r = engine.store.redis
+    p = await engine.prepare_submit("zhangsan", "leave", SICK_6_DAYS)
+    key = engine.keys.pending(p.pending.id)
+    assert "flu" in (await r.hgetall(key))["d"]  # the open action holds what its card shows
+    first = await engine.confirm(p.pending.id, "zhangsan")
+
+    stored = await r.hgetall(key)
+    assert set(stored) == {"v", "d"}
+    assert len(stored["d"].encode()) <= 64 and "flu" not in stored["d"]
+    again = await engine.confirm(p.pending.id, "zhangsan")
+    assert again.repeated and again.request.id == first.request.id
+    assert again.request.status is RequestStatus.PENDING
+    with pytest.raises(InvalidState, match="already confirmed"):
+        await engine.cancel(p.pending.id, "zhangsan")
+    with pytest.raises(NotAllowed):
+        await engine.confirm(p.pending.id, "lisi")
+
+
+async def test_a_replaced_or_cancelled_draft_still_says_so_once_compacted(engine: Engine):
+    """A draft replaced by a correction says what replaced it; a cancelled one refuses its
+    Submit; a pending action in the older layout (full JSON in `data`) is still confirmed."""
+    first = await engine.prepare_submit("zhangsan", "leave", SICK_6_DAYS)
+    second = await engine.prepare_submit(
+        "zhangsan", "leave", ANNUAL_2_DAYS, replaces=first.pending.id
+    )
+    replaced = await engine.pending_action(first.pending.id, "zhangsan")
+    assert replaced.status is PendingStatus.CANCELLED
+    assert replaced.result == {"replaced_by": second.pending.id}
+    await engine.cancel(second.pending.id, "zhangsan")
+    with pytest.raises(InvalidState, match="cancelled"):
+        await engine.confirm(second.pending.id, "zhangsan")
+
+    old = await engine.prepare_submit("lisi", "leave", ANNUAL_2_DAYS)
+    key, r = engine.keys.pending(old.pending.id), engine.store.redis
+    await r.hdel(key, "d")
+    await r.hset(key, "data", old.pending.model_dump_json(exclude={"version"}))
+    done = await engine.confirm(old.pending.id, "lisi")
+    assert done.request.status is RequestStatus.PENDING
+    assert set(await r.hkeys(key)) == {"v", "d"}
+
+
+async def test_a_done_decision_and_delegation_keep_what_their_cards_say(engine: Engine):
+    """A confirmed decision keeps its step (its card is registered for it) and a confirmed
+    delegation whom it went to and when (a repeat click on its card says so)."""
+    req = await submitted(engine, fields=ANNUAL_2_DAYS)
+    p = await engine.prepare_decision("wangfang", req.id, "approve", "ok")
+    await engine.confirm(p.pending.id, "wangfang")
+    decided = await engine.pending_action(p.pending.id, "wangfang")
+    assert isinstance(payload := pending_payload(decided), DecidePayload) and payload.step == 0
+
+    d = await engine.prepare_delegation("wangfang", "lisi", date(2026, 12, 7), date(2026, 12, 9))
+    await engine.confirm(d.pending.id, "wangfang")
+    again = await engine.confirm(d.pending.id, "wangfang")
+    assert again.repeated
+    kept = pending_payload(await engine.pending_action(d.pending.id, "wangfang"))
+    assert isinstance(kept, DelegatePayload)
+    assert (kept.delegate, kept.start, kept.end) == ("lisi", date(2026, 12, 7), date(2026, 12, 9))

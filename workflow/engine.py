@@ -252,10 +252,9 @@ class Engine(Queries):
             balance_after = Balance(b.leave_type, year, b.allowance, b.used, b.reserved + taken)
         tx = Tx()
         if replaces:
-            old = versioned(PendingAction, got[1])
+            old = versioned(PendingAction, got[1], id=replaces)
             if old is not None and old.actor == actor and old.status is PendingStatus.OPEN:
-                old.status = PendingStatus.CANCELLED
-                old.result = {"replaced_by": pending.id}
+                old.close(PendingStatus.CANCELLED, {"replaced_by": pending.id})
                 tx.expect(self.keys.pending(old.id), old.version).put(
                     self.keys.pending(old.id), old
                 )
@@ -715,15 +714,13 @@ class Engine(Queries):
         return Proposal(pending, request)
 
     def _confirm_into(self, tx: Tx, pending: PendingAction | None, req: Request) -> None:
-        """Mark the pending action done in the same atomic step as the change it confirms."""
+        """Mark the pending action done in the same atomic step as the change it confirms.
+
+        No result is kept: a repeat click reads the request itself, as it is by then.
+        """
         if pending is None or pending.status is not PendingStatus.OPEN:
             return
-        pending.status = PendingStatus.CONFIRMED
-        pending.result = {
-            "request_id": req.id,
-            "status": req.status.value,
-            "step": req.current_step,
-        }
+        pending.close(PendingStatus.CONFIRMED)
         key = self.keys.pending(pending.id)
         tx.expect(key, pending.version).put(key, pending)
 
@@ -753,7 +750,7 @@ class Engine(Queries):
                     "This was cancelled; nothing was done. Ask again if you still want it.",
                     zh="此操作已取消，未做任何更改。如仍需要请重新发起。",
                 )
-            if self._now(actor) >= pending.expires_at:
+            if pending.expired(self._now(actor)):
                 raise InvalidState(
                     "This confirmation has expired; nothing was done. Please ask again.",
                     zh="此确认已过期，未做任何更改。请重新发起。",
@@ -792,8 +789,7 @@ class Engine(Queries):
             reason=p.reason,
         )
         tx = await delegation.store(self, d)
-        pending.status = PendingStatus.CONFIRMED
-        pending.result = {"delegation_id": d.id}
+        pending.close(PendingStatus.CONFIRMED, {"delegation_id": d.id})
         key = self.keys.pending(pending.id)
         tx.expect(key, pending.version).put(key, pending)  # the click counts once
         await delegation.reassign(self, d, tx=tx)
@@ -811,7 +807,7 @@ class Engine(Queries):
                 )
             if pending.status is PendingStatus.CANCELLED:
                 return pending
-            pending.status = PendingStatus.CANCELLED
+            pending.close(PendingStatus.CANCELLED)
             key = self.keys.pending(pending.id)
             await self.store.apply(Tx().expect(key, pending.version).put(key, pending))
             log.info("action_cancelled", pending_id=pending.id, kind=pending.kind.value)
@@ -826,8 +822,7 @@ class Engine(Queries):
             pending = await self.pending_action(pending_id, actor)
             if pending.status is not PendingStatus.OPEN:
                 return False
-            pending.status = PendingStatus.CANCELLED
-            pending.result = {"replaced_by": by}
+            pending.close(PendingStatus.CANCELLED, {"replaced_by": by})
             key = self.keys.pending(pending.id)
             await self.store.apply(Tx().expect(key, pending.version).put(key, pending))
             log.info("action_superseded", pending_id=pending.id, by=by)

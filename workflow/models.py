@@ -207,8 +207,18 @@ class Request(_Record):
         return date.fromisoformat(str(self.fields["end"]))
 
 
+# Kinds whose payload a click on the card still reads once the action is done: a repeat
+# click on a delegation says whom it went to, and a confirmed decision's card is registered
+# for its step. The others' payloads (a submit's is the whole form) are dropped when done.
+KEEPS_PAYLOAD_WHEN_DONE = frozenset({PendingKind.DECIDE, PendingKind.DELEGATE})
+
+
 class PendingAction(_Record):
-    """A prepared action awaiting one person's click; data, so a restart loses nothing."""
+    """A prepared action awaiting one person's click; data, so a restart loses nothing.
+
+    Once confirmed or cancelled it is kept (until its key expires) only to answer a later
+    click on its card truthfully, so `close` drops what only an open action needs.
+    """
 
     id: str
     kind: PendingKind
@@ -216,12 +226,28 @@ class PendingAction(_Record):
     actor: str  # the one person who may confirm or cancel it
     request_id: str
     payload: dict[str, Any] = Field(default_factory=dict)
-    digest: str  # hash of (kind, schema_version, request_id, payload): the exact contents
+    # hash of (kind, schema_version, request_id, payload): the exact contents; "" once done
+    digest: str = ""
     status: PendingStatus = PendingStatus.OPEN
-    created_at: datetime
-    expires_at: datetime
+    created_at: datetime | None = None  # None once done
+    expires_at: datetime | None = None  # None once done (an open action always has it)
     result: dict[str, Any] | None = None
     version: int = 0
+
+    def close(self, status: PendingStatus, result: dict[str, Any] | None = None) -> None:
+        """Mark it done, keeping what a later click reads: kind, actor, request, status, result.
+
+        A done action is stored per request for days (a million requests: ~900 bytes each
+        with the form in its payload, ~170 without), and nothing checks its contents again.
+        """
+        self.status, self.result = status, result
+        if self.kind not in KEEPS_PAYLOAD_WHEN_DONE:
+            self.payload = {}
+        self.digest, self.created_at, self.expires_at = "", None, None
+
+    def expired(self, now: datetime) -> bool:
+        """An open action past its time (a done one has none: it is answered by its status)."""
+        return self.expires_at is not None and now >= self.expires_at
 
 
 class LeaveEntry(_Record):

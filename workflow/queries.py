@@ -273,7 +273,7 @@ class Queries:
     async def pending_action(self, pending_id: str, viewer: str) -> PendingAction:
         """A pending action, for the one person it is bound to."""
         [raw] = await self.store.read(hmget_record(self.keys.pending(pending_id)))
-        pending = versioned(PendingAction, raw)
+        pending = versioned(PendingAction, raw, id=pending_id)
         if pending is None:
             raise NotFound(
                 "This confirmation has expired or does not exist; please ask again.",

@@ -26,7 +26,7 @@ from workflow import codec
 from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
 from workflow.errors import OutcomeUnknown, StoreUnavailable
 from workflow.keys import OrgKeys
-from workflow.models import Request
+from workflow.models import PendingAction, Request
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -72,10 +72,11 @@ class Tx:
     def put(self, key: str, record: BaseModel) -> Tx:
         """Replace a versioned record, bumping its version.
 
-        A request is written in the compact layout (codec.py, field `d`), and the older
-        layout's field is dropped in the same step; other records keep their JSON in `data`.
+        A request or a pending action is written in the compact layout (codec.py, field
+        `d`), and the older layout's field is dropped in the same step; other records keep
+        their JSON in `data`.
         """
-        if isinstance(record, Request):
+        if isinstance(record, Request | PendingAction):
             self.ops.append(["put", self._k(key), codec.dumps(record), COMPACT_FIELD, OLD_FIELD])
         else:
             data = record.model_dump_json(exclude={"version"})
@@ -325,15 +326,16 @@ class Store:
             return await pipe.execute()
 
 
-def versioned(model: type[R], raw: Sequence[Any] | None) -> R | None:
+def versioned(model: type[R], raw: Sequence[Any] | None, **known: Any) -> R | None:
     """Decode the reply of `HMGET key v d data` (hmget_record) into a record with its version.
 
-    `d` holds the compact layout, `data` the older full JSON; either is read.
+    `d` holds the compact layout, `data` the older full JSON; either is read. `known`: the
+    fields the key itself names, which the compact layout leaves out (a pending action's id).
     """
     if not raw:
         return None
     if len(raw) > 2 and raw[1] is not None:
-        record = codec.loads(model, raw[1])
+        record = codec.loads(model, raw[1], **known)
     elif (old := raw[-1]) is not None:
         record = model.model_validate_json(old)
     else:

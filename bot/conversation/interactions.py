@@ -123,8 +123,10 @@ class Interactions(CounterClicks, BulkClicks):
                 e, locale, Closed(summary, refusal_text(e, locale), ok=False) if closed else None
             )
         req = outcome.request
-        payload = pending_payload(pending)
-        if isinstance(payload, DelegatePayload):  # a delegation belongs to no request
+        # a done action keeps only a delegation's and a decision's payload (PendingAction.close)
+        if pending.kind is PendingKind.DELEGATE:  # a delegation belongs to no request
+            payload = pending_payload(pending)
+            assert isinstance(payload, DelegatePayload)
             who = wording.name_of(self.engine, payload.delegate)
             result = wording.delegated_text(who, payload.start, payload.end, locale)
             card = Closed("", result)
@@ -161,7 +163,7 @@ class Interactions(CounterClicks, BulkClicks):
         locale: str,
     ) -> None:
         """A confirmed card becomes the reader's card of the request, redrawn as it moves on."""
-        payload = pending_payload(pending)
+        payload = pending_payload(pending) if pending.kind is PendingKind.DECIDE else None
         if isinstance(payload, DecidePayload):
             role, step = Role.APPROVER, payload.step
         else:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.events import FinalAnswer, ProposalReady, StepEvent, ToolFinished, ToolStarted
 from agent.memory import ThreadMemory
 from workflow.engine import Engine
-from workflow.models import Request, RequestStatus
-from workflow.store import versioned
+from workflow.models import PendingAction, PendingStatus, Request, RequestStatus
+from workflow.store import hmget_record, versioned
 
 
 @dataclass
@@ -67,8 +66,10 @@ class ScenarioRun:
 
     async def is_open(self, pending_id: str) -> bool:
         """Whether a proposal still awaits its click (a corrected draft is cancelled by its successor)."""
-        raw = await self.engine.store.redis.hget(self.engine.keys.pending(pending_id), "data")
-        return bool(raw) and json.loads(raw).get("status") == "open"
+        key = self.engine.keys.pending(pending_id)
+        [raw] = await self.engine.store.read(hmget_record(key))
+        pending = versioned(PendingAction, raw, id=pending_id)
+        return pending is not None and pending.status is PendingStatus.OPEN
 
 
 async def state_snapshot(engine: Engine) -> dict[str, Any]:
