@@ -6,6 +6,7 @@ import gzip
 import json
 from datetime import date, timedelta
 
+import fakeredis
 import pytest
 
 from bot import admin, archive
@@ -178,6 +179,9 @@ async def test_a_done_pending_action_keeps_only_what_a_later_click_reads(engine:
     stored = await r.hgetall(key)
     assert set(stored) == {"v", "d"}
     assert len(stored["d"].encode()) <= 64 and "flu" not in stored["d"]
+    assert await r.pttl(key) > 7 * 86_400_000  # still kept for a late click
+    if not isinstance(r, fakeredis.FakeAsyncRedis):  # remade small: ~170 bytes, not ~320
+        assert await r.object("encoding", key) == "listpack"
     again = await engine.confirm(p.pending.id, "zhangsan")
     assert again.repeated and again.request.id == first.request.id
     assert again.request.status is RequestStatus.PENDING

@@ -26,7 +26,7 @@ from workflow import codec
 from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
 from workflow.errors import OutcomeUnknown, StoreUnavailable
 from workflow.keys import OrgKeys
-from workflow.models import PendingAction, Request
+from workflow.models import PendingAction, PendingStatus, Request
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -74,9 +74,12 @@ class Tx:
 
         A request or a pending action is written in the compact layout (codec.py, field
         `d`), and the older layout's field is dropped in the same step; other records keep
-        their JSON in `data`.
+        their JSON in `data`. A done pending action is written as a new hash (`renew` in
+        apply.lua), so that Redis stores its few small fields as a listpack again.
         """
-        if isinstance(record, Request | PendingAction):
+        if isinstance(record, PendingAction) and record.status is not PendingStatus.OPEN:
+            self.ops.append(["renew", self._k(key), codec.dumps(record), COMPACT_FIELD])
+        elif isinstance(record, Request | PendingAction):
             self.ops.append(["put", self._k(key), codec.dumps(record), COMPACT_FIELD, OLD_FIELD])
         else:
             data = record.model_dump_json(exclude={"version"})

@@ -11,7 +11,7 @@ for _, g in ipairs(spec.g) do
 end
 local known = {put=1, hset=1, hdel=1, hincrby=1, hincrbyfloat=1, zadd=1, zrem=1,
                sadd=1, srem=1, pexpire=1, persist=1, xadd=1,
-               zremrangebyscore=1, zprune=1, zswap=1, span=1, lprune=1, del=1}
+               zremrangebyscore=1, zprune=1, zswap=1, span=1, lprune=1, del=1, renew=1}
 for _, o in ipairs(spec.o) do
   -- validate everything first: Redis does not roll back a script that fails half way
   if not known[o[1]] or not KEYS[o[2]] or ((o[1] == 'zprune' or o[1] == 'zswap') and not KEYS[o[3]]) then
@@ -27,6 +27,17 @@ for _, o in ipairs(spec.o) do
     redis.call('HSET', k, o[4], o[3])
     if o[5] ~= '' then
       redis.call('HDEL', k, o[5])
+    end
+  elseif op == 'renew' then
+    -- a record that only shrinks from now on (a done pending action), written as a new hash
+    -- {v, o[4] = o[3]} with its version bumped and its expiry kept: Redis never turns a hash
+    -- table back into a listpack, so a hash once holding a large value stays ~150 bytes larger
+    local v = tonumber(redis.call('HGET', k, 'v') or '0') + 1
+    local ttl = redis.call('PTTL', k)
+    redis.call('DEL', k)
+    redis.call('HSET', k, 'v', v, o[4], o[3])
+    if ttl > 0 then
+      redis.call('PEXPIRE', k, ttl)
     end
   elseif op == 'hset' then
     redis.call('HSET', k, o[3], o[4])
