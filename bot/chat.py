@@ -31,6 +31,7 @@ from bot.presentation.steps import TaskLine, TaskStatus
 from bot.presentation.text import plain, step_text, to_text
 from bot.runtime import Runtime
 from bot.wording import say
+from workflow.bulk import MAX_ITEMS
 from workflow.config import Person
 from workflow.errors import WorkflowError
 from workflow.models import CounterStatus
@@ -202,11 +203,11 @@ class ChatSession:
 
     async def pending(self) -> None:
         engine = self.runtime.engine
-        approvals = await engine.my_approvals(self.person)
-        if not approvals:
+        mine = await engine.my_approvals(self.person)
+        if not mine.requests:
             self.say(wording.say("read.no_approvals", self.locale))
             return
-        for req in approvals:
+        for req in mine.requests:
             view = await engine.request_view(req.id, self.person)
             who = engine.person(req.requester).name
             self.say(f"{req.id} {who}: {what(req, engine.config, self.locale)}")
@@ -232,6 +233,8 @@ class ChatSession:
                 continue
             decided = await engine.get_request(req.id, self.person)
             self.say("  → " + where_it_is(decided, engine.directory, self.locale))
+        if mine.total > len(mine.requests):  # the oldest page: /pending again for the next
+            self.say(wording.say("line.and_more", self.locale, n=mine.total - len(mine.requests)))
 
     async def calendar(self, args: list[str]) -> None:
         """/calendar: a new team calendar link; /calendar off: turn it off (the conversation core does both)."""
@@ -261,7 +264,9 @@ class ChatSession:
     async def approve_selected(self, args: list[str]) -> None:
         """/approve all, or /approve R-… R-…: one confirm, each decided on its own, one summary."""
         engine = self.runtime.engine
-        mine = {r.id: r for r in await engine.my_approvals(self.person)}
+        # "all": the oldest a bulk decision takes (it refuses more)
+        page = await engine.my_approvals(self.person, limit=MAX_ITEMS)
+        mine = {r.id: r for r in page.requests}
         ids = list(mine) if [a.lower() for a in args] == ["all"] else [a.upper() for a in args]
         values = [step_value(i, (mine[i].current_step or 0) if i in mine else 0) for i in ids]
         if values:

@@ -307,7 +307,8 @@ def _migrate(settings: Settings, args: argparse.Namespace) -> int:
         print(
             f"moved {done.away} approved leaves, {done.delegations} delegations and "
             f"{done.calendar} calendar entries to the new indexes, {done.out_weeks} leaves to the "
-            f"organisation's day indexes of who is out; rewrote {done.requests} requests"
+            f"organisation's day indexes of who is out, {done.open_steps} open steps to their "
+            f"approvers' lists; rewrote {done.requests} requests"
         )
         return 0
 

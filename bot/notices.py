@@ -66,7 +66,8 @@ class Plan:
     request: Request | None
     notices: list[Notice] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)  # the event's data (who, comment, note, …)
-    pending: list[Request] = field(default_factory=list)  # a digest's requests
+    pending: list[Request] = field(default_factory=list)  # a digest's requests (the oldest)
+    pending_total: int = 0  # how many wait in all
     out: list[OutEntry] = field(default_factory=list)  # a weekly who's-out
     start: date | None = None
     end: date | None = None
@@ -95,9 +96,10 @@ async def plan_notices(event: OutboxEvent, engine: Engine) -> Plan:
     """The notices an event calls for, from the request as it is now (it may have moved on)."""
     data = event_data(event)
     if isinstance(data, DailyDigest):
-        pending = await engine.my_approvals(data.person)
+        mine = await engine.my_approvals(data.person)
         # decided since it was queued: nothing to nag about
-        return Plan(None, [Notice(Kind.DIGEST, data.person)] if pending else [], pending=pending)
+        notices = [Notice(Kind.DIGEST, data.person)] if mine.requests else []
+        return Plan(None, notices, pending=mine.requests, pending_total=mine.total)
     if isinstance(data, WeeklyOut):
         # a manager's weekly note is about their team (the scheduler names it): a whole list
         team = data.team or engine.directory.team_of(data.person)

@@ -55,7 +55,7 @@ async def state(engine: Engine, *people: str) -> dict[str, Any]:
     }
     for p in people or ("zhangsan", "wangfang", "liuyang", "lisi"):
         snap[f"ledger:{p}"] = await r.hgetall(k.ledger(p))
-        snap[f"tasks:{p}"] = await r.smembers(k.user_tasks(p))
+        snap[f"tasks:{p}"] = await r.zrange(k.user_open(p), 0, -1)
         snap[f"requests:{p}"] = await r.zrange(k.user_requests(p), 0, -1)
     return snap
 

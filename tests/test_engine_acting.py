@@ -46,7 +46,7 @@ async def test_hr_files_leave_that_is_the_persons_own(engine: Engine):
     assert hr_sick.reserved == 0
     assert [r.id for r in await engine.my_requests("zhangsan")] == [req.id]
     assert await engine.my_requests("liuyang") == []
-    assert [r.id for r in await engine.my_approvals("wangfang")] == [req.id]
+    assert [r.id for r in (await engine.my_approvals("wangfang")).requests] == [req.id]
     told = [d for t, d in await _outbox(engine) if t == "acted_for"]
     assert told == [{"by": "liuyang", "person": "zhangsan", "action": "submitted"}]
 

@@ -31,7 +31,7 @@ async def test_approve_selected_decides_each_and_reports_each(engine: Engine):
     for r in reqs:
         done = await engine.get_request(r.id, "wangfang")
         assert done.status is RequestStatus.APPROVED and done.steps[0].decided_by == "wangfang"
-    assert await engine.my_approvals("wangfang") == []
+    assert (await engine.my_approvals("wangfang")).requests == []
 
 
 async def test_an_item_no_longer_the_approvers_is_refused_and_the_rest_go_through(engine: Engine):

@@ -100,7 +100,7 @@ async def test_accept_moves_the_request_and_the_approver_decides_it_on_the_new_d
     assert (annual.reserved, annual.used) == (2, 0)
     assert await _calendar(engine) == [("zhangsan", "2026-12-16", "2026-12-17")]
     assert [t for t, _ in await events(engine)][-1] == "counter_answered"
-    assert [r.id for r in await engine.my_approvals("wangfang")] == [req.id]
+    assert [r.id for r in (await engine.my_approvals("wangfang")).requests] == [req.id]
     done = await engine.decide(req.id, 0, "wangfang", "approve")
     assert done.status is RequestStatus.APPROVED
     annual = _annual(await engine.balances("zhangsan", 2026))

@@ -19,16 +19,16 @@ def _balance(balances, leave_type):
 async def test_a_two_step_leave_goes_from_manager_to_hr_to_approved(engine: Engine):
     """Manager then HR approve; days move from reserved to used; each person's task list follows."""
     req = await submitted(engine)
-    assert [r.id for r in await engine.my_approvals("wangfang")] == [req.id]
+    assert [r.id for r in (await engine.my_approvals("wangfang")).requests] == [req.id]
     step1 = await engine.decide(req.id, 0, "wangfang", "approve", "get well")
     assert step1.current_step == 1 and step1.steps[1].assignee == "liuyang"
-    assert await engine.my_approvals("wangfang") == []
-    assert [r.id for r in await engine.my_approvals("liuyang")] == [req.id]
+    assert (await engine.my_approvals("wangfang")).requests == []
+    assert [r.id for r in (await engine.my_approvals("liuyang")).requests] == [req.id]
     done = await engine.decide(req.id, 1, "liuyang", "approve")
     assert done.status is RequestStatus.APPROVED and done.decided_at is not None
     sick = _balance(await engine.balances("zhangsan", 2026), "sick")
     assert (sick.used, sick.reserved, sick.available) == (6, 0, 4)
-    assert await engine.my_approvals("liuyang") == []
+    assert (await engine.my_approvals("liuyang")).requests == []
     assert [(h.actor, h.action, h.step, h.comment) for h in done.history] == [
         ("zhangsan", "drafted", None, None),
         ("zhangsan", "submitted", None, None),
@@ -135,7 +135,7 @@ async def test_withdraw_is_the_requesters_until_the_decision(engine: Engine):
     assert (
         await engine.withdraw(req.id, "zhangsan")
     ).status is RequestStatus.WITHDRAWN  # idempotent
-    assert await engine.my_approvals("wangfang") == []
+    assert (await engine.my_approvals("wangfang")).requests == []
     sick = _balance(await engine.balances("zhangsan", 2026), "sick")
     assert sick.reserved == 0
     with pytest.raises(InvalidState, match="withdrawn"):
@@ -213,8 +213,8 @@ async def test_a_delegation_in_force_moves_open_steps_and_routes_new_ones(engine
     """Delegating now hands 王芳's open step to 陈静 (history says why); new steps go to 陈静; 王芳 may still decide."""
     open_before = await submitted(engine, actor="lisi", fields=ANNUAL_2_DAYS)
     await engine.set_delegation("wangfang", "chenjing", date(2026, 12, 1), date(2026, 12, 9))
-    assert [r.id for r in await engine.my_approvals("chenjing")] == [open_before.id]
-    assert await engine.my_approvals("wangfang") == []
+    assert [r.id for r in (await engine.my_approvals("chenjing")).requests] == [open_before.id]
+    assert (await engine.my_approvals("wangfang")).requests == []
     decided = await engine.decide(open_before.id, 0, "chenjing", "approve")
     assert decided.steps[0].decided_by == "chenjing"
     assert any(

@@ -207,7 +207,7 @@ async def test_half_a_day_of_sick_leave_is_approved_automatically(engine: Engine
     )
     assert req.status is RequestStatus.APPROVED
     assert req.steps[0].status is StepStatus.AUTO_APPROVED
-    assert await engine.my_approvals("wangfang") == []
+    assert (await engine.my_approvals("wangfang")).requests == []
     [sick] = [b for b in await engine.balances("zhangsan", 2026) if b.leave_type == "sick"]
     assert (sick.used, sick.reserved) == (0.5, 0)
     assert [t for t, _ in await events(engine)] == ["request_submitted", "request_approved"]

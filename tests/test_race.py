@@ -166,8 +166,8 @@ async def test_200_concurrent_approvals_by_the_approver_record_one_decision(
     )
     assert await sick_balance(e0) == (6, 0)  # still reserved once, not doubled
     r = e0.store.redis
-    assert req.id not in await r.smembers(e0.keys.user_tasks("wangfang"))
-    assert req.id in await r.smembers(e0.keys.user_tasks("liuyang"))
+    assert req.id not in await r.zrange(e0.keys.user_open("wangfang"), 0, -1)
+    assert req.id in await r.zrange(e0.keys.user_open("liuyang"), 0, -1)
     for card in cards:  # every card click is settled, none left open
         p = await e0.pending_action(card.pending.id, "wangfang")
         assert p.status is PendingStatus.CONFIRMED
@@ -265,7 +265,7 @@ async def test_200_concurrent_approvals_and_rejections_let_exactly_one_win(
         )
         assert await sick_balance(e0) == (0, 0)
         assert LEAVE_PREFIX + req.id not in ledger and "zhangsan" not in calendar
-    assert req.id not in await r.smembers(e0.keys.user_tasks("wangfang"))
+    assert req.id not in await r.zrange(e0.keys.user_open("wangfang"), 0, -1)
 
 
 async def test_50_concurrent_confirms_submit_once(engines: list[Engine]):
@@ -293,7 +293,7 @@ async def test_50_concurrent_confirms_submit_once(engines: list[Engine]):
     r = e0.store.redis
     assert await r.zrange(e0.keys.user_requests("zhangsan"), 0, -1) == [p.request.id]
     assert await r.zrange(e0.keys.all_requests, 0, -1) == [p.request.id]
-    assert await r.smembers(e0.keys.user_tasks("wangfang")) == {p.request.id}
+    assert await r.zrange(e0.keys.user_open("wangfang"), 0, -1) == [p.request.id]
     pending = await e0.pending_action(p.pending.id, "zhangsan")
     assert pending.status is PendingStatus.CONFIRMED
     assert (pending.request_id, pending.payload, pending.digest) == (p.request.id, {}, "")

@@ -144,6 +144,29 @@ async def test_migrate_moves_the_organisations_week_buckets_to_its_day_indexes(e
     assert (await migrate(engine)).out_weeks == 0
 
 
+async def test_migrate_moves_open_steps_into_their_holders_lists_oldest_first(
+    engine: Engine, clock
+):
+    """Open steps kept in the older per-person set are listed in "my approvals" after
+    `approvals-bot migrate`, oldest first; one no longer held is dropped; a second run moves
+    nothing."""
+    r, k = engine.store.redis, engine.keys
+    first = await submitted(engine, fields=ANNUAL_2_DAYS)
+    clock.advance(timedelta(hours=1))
+    second = await submitted(engine, actor="lisi", fields=ANNUAL_2_DAYS)
+    decided = await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
+    await engine.decide(decided.id, 0, decided.steps[0].assignee, "approve")
+    await r.delete(k.user_open("wangfang"))  # as the older layout had it: a set
+    await r.sadd(k.old_user_tasks("wangfang"), first.id, second.id, decided.id)
+    assert (await engine.my_approvals("wangfang")).total == 0
+
+    assert (await migrate(engine)).open_steps == 2
+    mine = await engine.my_approvals("wangfang")
+    assert ([x.id for x in mine.requests], mine.total) == ([first.id, second.id], 2)
+    assert not await r.exists(k.old_user_tasks("wangfang"))
+    assert (await migrate(engine)).open_steps == 0
+
+
 async def test_a_list_reads_a_records_own_fields_without_its_steps(engine: Engine):
     """codec.head gives a stored request's own fields (id, status, requester, form, derived)
     exactly as the whole record has them, also when a form field is itself named like the

@@ -19,6 +19,7 @@ from workflow import delegation, whos_out
 from workflow.config import OrgConfig
 from workflow.engine import Engine
 from workflow.models import Delegation, Request, RequestStatus, Step, StepStatus
+from workflow.queries import APPROVALS_PAGE
 from workflow.scheduler import Scheduler
 from workflow.store import Tx
 from workflow.transitions import Change, move_leave
@@ -267,7 +268,7 @@ async def test_my_approvals_reads_the_same_with_10_and_2000_delegations(engine: 
     log.reset()
     await engine.my_approvals(asker)
     assert (list(log.calls), log.bytes) == few
-    assert ("smembers", [engine.keys.user_tasks(others[10])]) in few[0]  # the delegator's tasks
+    assert ("zcard", [engine.keys.user_open(others[10])]) in few[0]  # the delegator's tasks
     assert engine.keys.delegations not in [k for _, keys in few[0] for k in keys]
 
 
@@ -330,3 +331,38 @@ async def test_more_in_chat_shows_the_next_page_of_the_organisations_who_is_out(
         heads.append(events[-1].text.splitlines()[0])
     assert ["1–50" in heads[0], "51–100" in heads[1], "101–120" in heads[2]] == [True] * 3
     assert all("120" in h for h in heads)
+
+
+async def test_my_approvals_reads_a_page_however_many_wait(engine: Engine, clock):
+    """A manager with 25 or 125 requests waiting reads the same keys: the oldest 20 records and
+    the count, which says how many wait in all (what the surfaces' "and N more" shows)."""
+    d = engine.directory
+    requester = next(p for p in d if p.manager)
+    manager = requester.manager
+    claim = {
+        "currency": "CNY",
+        "category": "travel",
+        "spent_on": "2026-11-30",
+        "description": "taxi",
+    }
+
+    async def claims(n: int) -> list[str]:
+        ids = []
+        for i in range(n):
+            p = await engine.prepare_submit(requester.id, "expense", {**claim, "amount": 10 + i})
+            ids.append((await engine.confirm(p.pending.id, requester.id)).request.id)
+            clock.advance(timedelta(minutes=1))
+        return ids
+
+    oldest = await claims(25)
+    log = ReadLog(engine)
+    few = await engine.my_approvals(manager)
+    few_calls = list(log.calls)
+    await claims(100)
+    log.reset()
+    many = await engine.my_approvals(manager)
+    assert log.calls == few_calls
+    records = [k for name, keys in log.calls if name == "hmget" for k in keys]
+    assert records == [engine.keys.request(i) for i in oldest[:APPROVALS_PAGE]]
+    assert [r.id for r in many.requests] == [r.id for r in few.requests] == oldest[:20]
+    assert (few.total, many.total) == (25, 125)

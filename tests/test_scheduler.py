@@ -103,8 +103,8 @@ async def test_a_reminder_when_due_then_escalation_at_the_sla(engine: Engine):
     assert [h.reason for h in now.history if h.action == "escalated"] == [
         now.steps[0].routed_reason
     ]
-    assert [r.id for r in await engine.my_approvals("david")] == [req.id]
-    assert await engine.my_approvals("wangfang") == []
+    assert [r.id for r in (await engine.my_approvals("david")).requests] == [req.id]
+    assert (await engine.my_approvals("wangfang")).requests == []
     done = await engine.decide(req.id, 0, "david", "approve")
     assert done.status is RequestStatus.APPROVED
     assert await due(engine) == {}  # a decided request leaves nothing scheduled

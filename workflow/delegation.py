@@ -12,7 +12,7 @@ from workflow import away
 from workflow.errors import FieldProblem, ValidationFailed
 from workflow.models import Delegation, EventType, Request, RoutedReason, RoutingCode
 from workflow.store import Tx
-from workflow.transitions import Change, schedule_step, unschedule_step
+from workflow.transitions import Change, schedule_step, task_score, unschedule_step
 
 if TYPE_CHECKING:
     from workflow.engine import Engine
@@ -73,8 +73,8 @@ async def reassign(
             tx.zrem(keys.due_leases, release)
         await engine.store.apply(tx)
         return 0
-    [ids] = await engine.store.read(("smembers", [keys.user_tasks(d.person)]))
-    requests: list[Request] = await engine._requests(sorted(ids))
+    [ids] = await engine.store.read(("zrange", [keys.user_open(d.person), 0, -1]))
+    requests: list[Request] = await engine._requests(list(ids))
     tx = tx or Tx()
     now = engine.clock.now(directory.timezone_of(d.person))
     moved = 0
@@ -85,7 +85,8 @@ async def reassign(
             continue
         change = Change(req, now, tx=tx)
         unschedule_step(change, step, engine.setting)
-        tx.srem(keys.user_tasks(d.person), req.id).sadd(keys.user_tasks(d.delegate), req.id)
+        tx.zrem(keys.user_open(d.person), req.id)
+        tx.zadd(keys.user_open(d.delegate), task_score(req), req.id)
         step.assignee, step.assigned_at, step.reminders, step.routed_reason = (
             d.delegate,
             now,

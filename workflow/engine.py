@@ -491,7 +491,7 @@ class Engine(Queries):
         )
         done_word = "approved" if decision is Decision.APPROVE else "rejected"
         change.log(actor, done_word + on_behalf, step=index, comment=step.comment)
-        change.tx.srem(self.keys.user_tasks(step.assignee), req.id)
+        change.tx.zrem(self.keys.user_open(step.assignee), req.id)
         unschedule_step(change, step, self.setting)
         before = req.status
         if decision is Decision.REJECT:

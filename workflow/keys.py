@@ -37,8 +37,13 @@ class OrgKeys:
         """Sorted set of a person's request ids, scored by creation time (ms)."""
         return f"{self.tag}:user:{person_id}:requests"
 
-    def user_tasks(self, person_id: str) -> str:
-        """Set of request ids whose open step is assigned to the person."""
+    def user_open(self, person_id: str) -> str:
+        """Sorted set of request ids whose open step is assigned to the person, scored by the
+        request's submission time (ms): "my approvals" reads its oldest page and its count."""
+        return f"{self.tag}:user:{person_id}:open"
+
+    def old_user_tasks(self, person_id: str) -> str:
+        """(Older layout, read only by `approvals-bot migrate`) the same ids as a plain set."""
         return f"{self.tag}:user:{person_id}:tasks"
 
     @property

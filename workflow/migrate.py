@@ -9,7 +9,9 @@ are not read any more, so this moves them over once:
 - the leave calendar (`leave_calendar`) → the week buckets of who is out;
 - the whole organisation's week buckets of who is out (`<org>:out:<monday>`) → its day indexes
   (whos_out.py), which list the organisation a page at a time;
-- every request still open gets its routing reach; every request is rewritten compact.
+- every request still open gets its routing reach; every request is rewritten compact;
+- each person's open steps (a set, `user:<p>:tasks`) → a sorted set by submission time
+  (`user:<p>:open`), which "my approvals" reads a page of.
 
 It is idempotent: running it twice changes nothing the second time. The old keys are
 deleted at the end (with --keep-old they stay).
@@ -25,7 +27,7 @@ from workflow.codec import OLD_FIELD
 from workflow.engine import Engine
 from workflow.models import Delegation, LeaveEntry, Request, RequestStatus
 from workflow.store import Conflict, Tx, hmget_record, versioned
-from workflow.transitions import Change
+from workflow.transitions import Change, task_score
 
 PAGE = 500
 
@@ -37,6 +39,7 @@ class Migrated:
     calendar: int = 0
     out_weeks: int = 0  # leaves moved from the organisation's week buckets to its day indexes
     requests: int = 0
+    open_steps: int = 0  # open steps moved into their holder's sorted list
 
 
 async def migrate(engine: Engine, *, keep_old: bool = False) -> Migrated:
@@ -79,6 +82,7 @@ async def migrate(engine: Engine, *, keep_old: bool = False) -> Migrated:
         await engine.store.apply(tx)
     done.out_weeks = await _index_org_weeks(engine, keep_old=keep_old)
     done.requests = await _rewrite_requests(engine)
+    done.open_steps = await _index_open_steps(engine, keep_old=keep_old)
     if not keep_old:
         await engine.store.apply(
             Tx().delete(keys.away).delete(keys.leave_calendar).delete(keys.leave_ends)
@@ -122,6 +126,25 @@ async def _index_org_weeks(engine: Engine, *, keep_old: bool) -> int:
     if tx.ops:
         await engine.store.apply(tx)
     return len(seen)
+
+
+async def _index_open_steps(engine: Engine, *, keep_old: bool) -> int:
+    """Put each person's open steps (older layout: a set) in their sorted list, by submission
+    time, then drop the set. Only the requests whose open step that person still holds."""
+    keys, r, n = engine.keys, engine.store.redis, 0
+    prefix, suffix = keys.old_user_tasks("*").split("*")
+    async for key in r.scan_iter(match=keys.old_user_tasks("*"), count=1000):
+        person = key.removeprefix(prefix).removesuffix(suffix)
+        tx = Tx()
+        for req in await engine._requests(sorted(await r.smembers(key))):
+            if (step := req.open_step()) is not None and step.assignee == person:
+                tx.zadd(keys.user_open(person), task_score(req), req.id)
+                n += 1
+        if not keep_old:
+            tx.delete(key)
+        if tx.ops:
+            await engine.store.apply(tx)
+    return n
 
 
 def _is_week(key: str, prefix: str) -> bool:

@@ -25,6 +25,9 @@ READ_ALL_ROLE = "hr"
 MAX_OUT_DAYS = 400
 # People on one page of the whole organisation's who-is-out: what a person reads in one message.
 OUT_PAGE = 50
+# Requests "my approvals" reads: the oldest this many, and how many there are in all. Every
+# surface lists fewer (a card's 10, the Home tab's 10) and says "and N more".
+APPROVALS_PAGE = 20
 
 
 class OutEntry(NamedTuple):
@@ -58,6 +61,13 @@ class OutPage(NamedTuple):
     entries: list[OutEntry]
     total: int
     next_offset: int | None = None
+
+
+class Approvals(NamedTuple):
+    """The oldest requests waiting for a person's approval, oldest first, and how many wait."""
+
+    requests: list[Request]
+    total: int
 
 
 @dataclass(frozen=True)
@@ -163,17 +173,25 @@ class Queries:
             requests = [r for r in requests if r.status is status]
         return requests[:limit]
 
-    async def my_approvals(self, person_id: str) -> list[Request]:
-        """Requests whose open step the person holds, or holds for someone who delegated to them."""
+    async def my_approvals(self, person_id: str, limit: int = APPROVALS_PAGE) -> Approvals:
+        """The oldest `limit` requests whose open step the person holds, or holds for someone
+        who delegated to them, and how many there are: reads `limit` records however many wait."""
         self.person(person_id)
         today = self.today_for(person_id)
         [delegated] = await self.store.read(("hget", [self.keys.deleg_to, person_id]))
         holders = [person_id, *away.delegators(delegated, today)]
-        id_sets = await self.store.read(*(("smembers", [self.keys.user_tasks(h)]) for h in holders))
-        ids = sorted({i for s in id_sets for i in s})
+        reads: list[tuple[str, list[Any]]] = []
+        for h in holders:
+            key = self.keys.user_open(h)
+            # redis-py's zrange(name, start, end, desc, withscores): the oldest, with their scores
+            reads += [("zrange", [key, 0, limit - 1, False, True]), ("zcard", [key])]
+        got = await self.store.read(*reads)
+        scored = {i: float(s) for page in got[::2] for i, s in page}
+        ids = sorted(scored, key=lambda i: (scored[i], i))[:limit]
         requests = await self._requests(ids)
         open_ = [r for r in requests if (s := r.open_step()) is not None and s.assignee in holders]
-        return sorted(open_, key=lambda r: r.submitted_at or r.created_at)
+        # a request is in one holder's list only, so the counts add up
+        return Approvals(open_, sum(int(n) for n in got[1::2]))
 
     async def balances(self, person_id: str, year: int | None = None) -> list[Balance]:
         """Allowance, used, pending and available days of each leave type for a year."""

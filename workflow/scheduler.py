@@ -42,6 +42,7 @@ from workflow.transitions import (
     close_open_steps,
     move_leave,
     schedule_step,
+    task_score,
     unschedule_step,
 )
 from workflow.worktime import add_working_hours, next_working_moment
@@ -231,8 +232,8 @@ class Scheduler:
         r = route(target, req.requester, self.engine.today_for(target), d, availability)
         change = Change(req, self._now())
         old = step.assignee or step.approver
-        change.tx.srem(self.keys.user_tasks(old), req.id).sadd(
-            self.keys.user_tasks(r.assignee), req.id
+        change.tx.zrem(self.keys.user_open(old), req.id).zadd(
+            self.keys.user_open(r.assignee), task_score(req), req.id
         )
         unschedule_step(change, step, self.engine.setting)
         step.assignee, step.assigned_at, step.reminders = r.assignee, change.now, 0
@@ -411,7 +412,7 @@ class Scheduler:
         )
         pending = [
             r
-            for r in await self.engine.my_approvals(person)
+            for r in (await self.engine.my_approvals(person)).requests
             if (s := r.open_step()) is not None
             and s.assigned_at is not None
             and s.assigned_at < morning

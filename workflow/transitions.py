@@ -140,6 +140,11 @@ def unschedule_step(change: Change, step: Step, s: Setting) -> None:
     change.tx.zrem(s.keys.due, due_member("escalate", change.request.id, step.index))
 
 
+def task_score(req: Request) -> int:
+    """A request's place in its holder's open list (`keys.user_open`): when it was submitted."""
+    return _ms(req.submitted_at or req.created_at)
+
+
 def advance(change: Change, start_index: int, s: Setting, availability: Availability) -> None:
     """Open the next step from `start_index` (auto-approving where the chain says), or approve."""
     directory, clock, keys = s.directory, s.clock, s.keys
@@ -164,7 +169,7 @@ def advance(change: Change, start_index: int, s: Setting, availability: Availabi
         req.current_step = step.index
         if step.routed_reason is not None:
             change.log(None, "routed", step=step.index, reason=step.routed_reason)
-        change.tx.sadd(keys.user_tasks(r.assignee), req.id)
+        change.tx.zadd(keys.user_open(r.assignee), task_score(req), req.id)
         schedule_step(change, step, s)
         change.emit(
             EventType.TASK_ASSIGNED,
@@ -189,7 +194,7 @@ def close_open_steps(change: Change, s: Setting) -> None:
     change.tx.zrem(keys.due, due_member("expire", change.request.id))
     for step in change.request.steps:
         if step.status is StepStatus.PENDING and step.assignee:
-            change.tx.srem(keys.user_tasks(step.assignee), change.request.id)
+            change.tx.zrem(keys.user_open(step.assignee), change.request.id)
             unschedule_step(change, step, s)
         if step.status in (StepStatus.PENDING, StepStatus.WAITING):
             step.status = StepStatus.CANCELLED

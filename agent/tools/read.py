@@ -194,12 +194,15 @@ async def request_details(ctx: ToolContext, args: RequestIdArgs) -> Observation:
 
 async def my_pending_approvals(ctx: ToolContext, _: NoArgs) -> Observation:
     engine, loc = ctx.engine, ctx.locale
-    requests = await engine.my_approvals(ctx.actor.id)
-    rows = [request_row(r, engine.config, engine.directory, loc) for r in requests]
+    mine = await engine.my_approvals(ctx.actor.id)
+    rows = [request_row(r, engine.config, engine.directory, loc) for r in mine.requests]
     if not rows:
         return ok(say("read.no_approvals", loc), approvals=[])
     lines = [f"{r['request_id']} {r['requester']}: {r['what']}" for r in rows]
-    return ok(say("read.approvals", loc, count=len(rows)) + "\n".join(lines), approvals=rows)
+    if mine.total > len(rows):  # the oldest page only: say how many more wait
+        lines.append(say("line.and_more", loc, n=mine.total - len(rows)))
+    text = say("read.approvals", loc, count=mine.total) + "\n".join(lines)
+    return ok(text, approvals=rows, total=mine.total)
 
 
 class WhoIsOutArgs(ToolArgs):

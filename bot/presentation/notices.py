@@ -26,10 +26,15 @@ def _more(lines: list[str], total: int, locale: str) -> list[str]:
     return lines
 
 
-def digest_card(requests_: list[Request], engine: Engine, reader: Reader) -> Card:
-    """'3 requests waiting for your approval': one line each (who and what), oldest first."""
+def digest_card(
+    requests_: list[Request], engine: Engine, reader: Reader, total: int | None = None
+) -> Card:
+    """'3 requests waiting for your approval': one line each (who and what), oldest first.
+
+    `requests_` may be the oldest few of `total` (default: all of them)."""
     locale = reader.locale
-    title = wording.digest_title(len(requests_), locale)
+    total = len(requests_) if total is None else max(total, len(requests_))
+    title = wording.digest_title(total, locale)
     lines = [
         f"• {wording.name_of(engine, r.requester)}: {what(r, engine.config, locale)}"
         for r in requests_[:LIST_MAX]
@@ -37,7 +42,7 @@ def digest_card(requests_: list[Request], engine: Engine, reader: Reader) -> Car
     return Card(
         fallback=title,
         title=title,
-        lead=(Paragraph("\n".join(_more(lines, len(requests_), locale)) or "—"),),
+        lead=(Paragraph("\n".join(_more(lines, total, locale)) or "—"),),
         context=(say("line.digest_where", locale),),
         checklist=bulk.approve_selected(requests_[:LIST_MAX], engine, locale),
     )
@@ -88,7 +93,7 @@ def notice_card(
     req = plan.request
     match n.kind:
         case Kind.DIGEST:
-            return digest_card(plan.pending, engine, reader)
+            return digest_card(plan.pending, engine, reader, plan.pending_total)
         case Kind.WEEKLY_OUT if plan.start is not None and plan.end is not None:
             return weekly_out_card(plan.out, plan.start, plan.end, reader)
     if req is None:

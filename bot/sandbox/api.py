@@ -168,7 +168,7 @@ class SandboxApi:
         for p in directory:
             if not p.slack_user_id:
                 continue
-            pending = len(await engine.my_approvals(p.id))
+            pending = (await engine.my_approvals(p.id)).total
             manager = directory.find(p.manager) if p.manager else None
             user = self.ws.user(p.slack_user_id)
             out.append(

@@ -632,9 +632,8 @@ class SlackBot:
         engine = self.engine
         mine = await engine.my_requests(person.id, limit=20)
         open_ = [r for r in mine if r.open_step() is not None]
-        approvals = [
-            await engine.request_view(r.id, person.id) for r in await engine.my_approvals(person.id)
-        ]
+        waiting = await engine.my_approvals(person.id, limit=blocks_home.LIST_MAX)
+        approvals = [await engine.request_view(r.id, person.id) for r in waiting.requests]
         balances = await engine.balances(person.id)
         view = blocks.home_view(
             person,
@@ -642,6 +641,7 @@ class SlackBot:
             person.locale,
             my_requests=open_,
             approvals=approvals,
+            approvals_total=waiting.total,
             balances=balances,
             feed_on=await self.feeds.active(person),
         )

@@ -104,8 +104,12 @@ def _my_requests(requests: Sequence[Request], engine: Engine, locale: str) -> li
     return blocks
 
 
-def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> list[Block]:
+def _approvals(
+    views: Sequence[RequestView], total: int | None, engine: Engine, locale: str
+) -> list[Block]:
+    """The oldest requests waiting for the person (`views`) of `total` (default: all)."""
     pending = [v for v in views if v.request.open_step() is not None]
+    total = len(pending) if total is None else max(total, len(pending))
     blocks: list[Block] = [section(f"*{say('home.approvals', locale)}*")]
     if not pending:
         blocks.append(context(say("home.no_approvals", locale)))
@@ -137,8 +141,8 @@ def _approvals(views: Sequence[RequestView], engine: Engine, locale: str) -> lis
                 block_id=f"request:{req.id}:{step.index}",
             )
         )
-    if len(pending) > LIST_MAX:
-        blocks.append(context(and_more(len(pending) - LIST_MAX, locale)))
+    if total > min(len(pending), LIST_MAX):
+        blocks.append(context(and_more(total - min(len(pending), LIST_MAX), locale)))
     ticks = bulk.approve_selected([v.request for v in pending[:LIST_MAX]], engine, locale)
     if ticks is not None and len(ticks.options) > 1:  # one item is one click already
         blocks += checklist_blocks(ticks)
@@ -193,6 +197,7 @@ def home_view(
     approvals: list[RequestView],
     balances: list[Balance],
     feed_on: bool = False,
+    approvals_total: int | None = None,
 ) -> dict[str, Any]:
     """The Home tab for `person`: a [New leave request] button, balances, requests, approvals,
     and the team calendar link."""
@@ -212,7 +217,7 @@ def home_view(
         divider(),
         *_my_requests(my_requests, engine, locale),
         divider(),
-        *_approvals(approvals, engine, locale),
+        *_approvals(approvals, approvals_total, engine, locale),
         divider(),
         *_feed(feed_on, locale),
     ]

@@ -371,7 +371,7 @@ class TerminalSurface:
             self.proposals[person] = [x for x in self.proposals[person] if x[1] is not proposal]
         else:
             request_id = card.handle
-            for req in await self.engine.my_approvals(person):
+            for req in (await self.engine.my_approvals(person)).requests:
                 if req.id != request_id:
                     me.answers.append("s")
                 elif action == APPROVE:

@@ -103,7 +103,7 @@ async def test_approve_selected_decides_each_and_says_what_happened(surfaces, na
         assert req.status is RequestStatus.APPROVED and req.steps[0].decided_by == "wangfang"
     withdrawn = await s.engine.get_request(ids["lisi"], "lisi")
     assert withdrawn.status is RequestStatus.WITHDRAWN and withdrawn.steps[0].decided_by is None
-    assert await s.engine.my_approvals("wangfang") == []
+    assert (await s.engine.my_approvals("wangfang")).requests == []
 
 
 @pytest.mark.parametrize("name", SURFACES)
@@ -114,7 +114,7 @@ async def test_nothing_ticked_decides_nothing(surfaces, name):
     said = await approve_ticked(s, [])
     if name != "terminal":
         assert "请至少选择一个申请" in said
-    assert len(await s.engine.my_approvals("wangfang")) == len(ids)
+    assert len((await s.engine.my_approvals("wangfang")).requests) == len(ids)
 
 
 async def test_the_slack_home_tab_approves_selected_items(surfaces):
@@ -136,4 +136,4 @@ async def test_the_slack_home_tab_approves_selected_items(surfaces):
     assert resp.status == 200
     await s.settle()
     assert "已批准 2/2 项" in s.transcript("wangfang")
-    assert [r.id for r in await s.engine.my_approvals("wangfang")] == [ids["lisi"]]
+    assert [r.id for r in (await s.engine.my_approvals("wangfang")).requests] == [ids["lisi"]]

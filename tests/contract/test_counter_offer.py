@@ -91,7 +91,7 @@ async def suggest(s: Surface, request_id: str, start: str, end: str, note: str) 
     assert isinstance(s, TerminalSurface)
     me = s._person("wangfang")
     mark = len(me.out.getvalue())
-    for req in await s.engine.my_approvals("wangfang"):
+    for req in (await s.engine.my_approvals("wangfang")).requests:
         me.answers.extend(["o", start, end, note] if req.id == request_id else ["s"])
     await me.session.handle("/pending")
     return me.out.getvalue()[mark:]

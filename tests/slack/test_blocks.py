@@ -24,6 +24,8 @@ from agent.tools.propose import (
     propose_reminder,
     propose_withdraw,
 )
+from bot.presentation.model import reader as presentation_reader
+from bot.presentation.notices import digest_card
 from bot.slack.blocks import (
     SlackMessage,
     TaskLine,
@@ -42,6 +44,7 @@ from bot.slack.blocks import (
     requester_dm,
     truncate,
 )
+from bot.slack.blocks_cards import render
 from tests.helpers import submitted
 from workflow.clock import FixedClock
 from workflow.config import OrgConfig
@@ -729,6 +732,29 @@ async def test_home_view_with_30_requests_stays_within_100_blocks(engine: Engine
     assert len(by_action(home["blocks"], "home_withdraw")) == 10
     assert len(by_action(home["blocks"], "request_approve")) == 10
     assert texts(home["blocks"]).count("…and 20 more") == 2
+
+
+async def test_home_and_digest_count_every_approval_when_shown_the_oldest_page(engine: Engine):
+    """With 57 requests waiting and the oldest 10 read, the Home tab and the morning digest
+    show those 10 and say "…and 47 more"; the digest's title counts all 57."""
+    req = await submitted(engine, "zhangsan", SICK)
+    view = await engine.request_view(req.id, "wangfang")
+    page = [req.model_copy(update={"id": f"R-{i:08d}"}) for i in range(10)]
+    home = home_view(
+        engine.person("wangfang"),
+        engine,
+        "en",
+        my_requests=[],
+        approvals=[RequestView(r, view.balance_after, view.team_out) for r in page],
+        approvals_total=57,
+        balances=[],
+    )
+    check_view(home)
+    assert len(by_action(home["blocks"], "request_approve")) == 10
+    assert "…and 47 more" in texts(home["blocks"])
+    card = digest_card(page, engine, presentation_reader("en"), total=57)
+    body = json.dumps(render(card).blocks, ensure_ascii=False)
+    assert "57 requests waiting for your approval" in body and "…and 47 more" in body
 
 
 # --- the plan fallback ----------------------------------------------------------------------------
