@@ -2,11 +2,11 @@
 
     python bench/export_bench.py --redis-url redis://127.0.0.1:6391/0 --month 2025-03 [--runs 3]
 
-Times the two commands' own streaming paths (admin.iter_table_pages, admin.iter_export_pages
+Times the two commands' own streaming paths (admin.iter_table_pages, admin.iter_csv_pages
 and ExportWriter, as bot/cli.py runs them, into memory instead of a terminal) on a Redis that
 bench/scale_bench.py filled and kept (`--redis-url`), for the 10,000-person organisation it
-generates: wall seconds and this process's CPU µs per row, min / median / max of --runs. It
-only reads (scale_bench's --measure-only submits requests to measure them). The machine may
+generates: wall seconds and this process's CPU µs per row, min / median / max of --runs, and
+each output's SHA-256 (to compare before and after a change). It only reads (scale_bench's --measure-only submits requests to measure them). The machine may
 be shared: CPU per row is the figure that does not wait for a core.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import io
 import json
 import os
@@ -49,7 +50,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"month": args.month, "requests_in_redis": int(fill.get("made", 0))}
     walls: dict[str, list[float]] = {"list": [], "export": []}
     cpus: dict[str, list[float]] = {"list": [], "export": []}
-    rows = 0
+    rows, digests = 0, set()
     for _ in range(args.runs):
         t, c = time.perf_counter(), time.process_time()
         sink, rows = io.StringIO(), 0
@@ -59,18 +60,26 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         walls["list"].append(time.perf_counter() - t)
         cpus["list"].append(time.process_time() - c)
         t, c = time.perf_counter(), time.process_time()
-        writer = admin.ExportWriter(engine, io.StringIO(), "csv", False)
-        async for page in admin.iter_export_pages(engine, **month, with_reasons=False):
-            writer.write_rows(page)
+        csv_out = io.StringIO()
+        writer = admin.ExportWriter(engine, csv_out, "csv", False)
+        async for page in admin.iter_csv_pages(engine, **month, with_reasons=False):
+            writer.write_lines(page)
         walls["export"].append(time.perf_counter() - t)
         cpus["export"].append(time.process_time() - c)
+        digests.add((_digest(sink), _digest(csv_out)))
     await client.aclose()
     out["rows"] = rows
+    # the outputs' SHA-256: a change that makes either faster must leave both as they were
+    [(out["list_sha256"], out["export_sha256"])] = digests
     for name in ("list", "export"):
         out[f"{name}_s"] = _runs(walls[name])
         out[f"{name}_cpu_us_per_row"] = _runs([x * 1e6 / max(rows, 1) for x in cpus[name]])
     out["load_average"] = [round(x, 1) for x in os.getloadavg()]
     return out
+
+
+def _digest(text: io.StringIO) -> str:
+    return hashlib.sha256(text.getvalue().encode()).hexdigest()[:16]
 
 
 def main() -> None:

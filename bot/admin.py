@@ -69,10 +69,10 @@ def export_columns(config: OrgConfig, process: str | None, with_reasons: bool) -
     return HEAD_COLUMNS + export_fields(config, process) + TAIL_COLUMNS + reason
 
 
-# Requests read per round trip while streaming a list or an export, and per read script
-# (a script holds Redis while it runs: 500 keys take about a millisecond).
-PAGE = 2000
-BODIES_PER_SCRIPT = 500
+# Requests read per round trip (one rows.lua script: Redis is held while it runs, ~1 ms for
+# 500 records) while streaming a list or an export, and pages read ahead of the one in use.
+PAGE = 500
+READ_AHEAD = 4
 # `requests list` shows this many, then the next page's cursor (unless --all or --limit).
 LIST_PAGE = 100
 
@@ -179,8 +179,18 @@ async def iter_export_pages(
     row its cells in `export_columns`' order: built from the stored compact records without
     building each Request (a month is tens of thousands of rows)."""
     rows = Rows(engine, with_reasons, filters.get("process"))
-    async for _, cells in _record_pages(engine, orjson.loads, rows.cells, filters):
+    async for _, cells in _record_pages(engine, "export", rows.cells, filters):
         yield cells
+
+
+async def iter_csv_pages(
+    engine: Engine, *, with_reasons: bool, **filters: Unpack[Filters]
+) -> AsyncIterator[list[str]]:
+    """`iter_export_pages`' rows as the lines of a CSV export (the csv module's quoting and
+    line ends; `ExportWriter.write_lines`), without making each row a tuple first."""
+    rows = Rows(engine, with_reasons, filters.get("process"))
+    async for _, lines in _record_pages(engine, "export", rows.line, filters):
+        yield lines
 
 
 async def iter_table_lines(
@@ -198,20 +208,37 @@ async def iter_table_pages(
     """`requests list`'s lines of `iter_requests`'s requests, in its order, a page at a time
     with each line's (request id, submission ms): built from the stored compact records
     without building each Request."""
-    async for page in _record_pages(engine, codec.head, Lines(engine), filters):
-        yield page
+    async for entries, lines in _record_pages(engine, "head", Lines(engine), filters):
+        yield [(e[0], int(e[1])) for e in entries], lines
+
+
+# A record as rows.lua hands it: id, submission ms, kind, body and, for an export, the
+# steps' people ("approvers \x1d-joined \x1c holder \x1c deciders \x1d-joined"), the
+# submission and decision times (isoformat).
+Entry = tuple[str, ...]
+
+
+def _prepared(e: Entry, c: dict[str, Any]) -> Entry:
+    """The entry rows.lua makes of a whole compact record `c` that it left to Python."""
+    steps = c.get("st", [])
+    current = c.get("c")
+    holder = "" if current is None else steps[current].get("h", "")
+    approvers = "\x1d".join([s["a"] for s in steps])
+    decided = "\x1d".join([s["by"] for s in steps if "by" in s])
+    people = f"{approvers}\x1c{holder}\x1c{decided}"
+    return (*e[:3], "", people, _iso(c.get("sa")), _iso(c.get("da")))
 
 
 async def _record_pages(
     engine: Engine,
-    decode: Callable[[bytes], dict[str, Any]],
-    made: Callable[[dict[str, Any]], T],
+    mode: str,
+    made: Callable[[dict[str, Any], Entry], T],
     filters: Filters,
-) -> AsyncIterator[tuple[list[tuple[str, int]], list[T]]]:
+) -> AsyncIterator[tuple[list[Entry], list[T]]]:
     """What `made` makes of each of `iter_requests`'s requests, a page at a time, with their
-    (id, submission ms): from the compact records (workflow/codec.py's short names), each
-    body decoded by `decode` (a codec function that leaves out what `made` does not need)
-    instead of a Request."""
+    entries (id, submission ms, ...): from the records as rows.lua prepares them for `mode`
+    ('head': the record's own fields; 'export': and its steps' people and times), or, where it
+    hands back a whole record, as `_prepared` does the same, instead of a Request."""
     # Each record is made into its row as soon as it is decoded, never kept for the page: a
     # page of parsed records alive at once makes the garbage collector walk them over and
     # over (it tripled a month's CPU).
@@ -219,69 +246,58 @@ async def _record_pages(
     status, process = filters.get("status"), filters.get("process")
     page, archive_dir = filters.get("page", PAGE), filters.get("archive_dir")
     _check_filters(engine, status, process)
+    every = status is None and process is None
     in_redis: set[str] = set()
-    async for ids, bodies in _bodies(engine, _pages(engine, since, until, after, page)):
-        keys, out = [], []
-        for key, body, old in zip(ids, bodies[0::2], bodies[1::2], strict=True):
-            if body is not None:
-                c = decode(body)
-            elif old is not None:  # the older layout, until `approvals-bot migrate` rewrites it
-                c = codec.compact(Request.model_validate_json(old))
+    loads = orjson.loads
+    async for entries in _read_ahead(_pages(engine, since, until, after, page, mode)):
+        kept, out = [], []
+        for e in entries:
+            kind = e[2]
+            if kind == "1":  # prepared by rows.lua
+                c = loads(e[3])
+            elif kind == "2":
+                c = loads(e[3])
+                e = _prepared(e, c)
+            elif kind == "3":  # the older layout, until `approvals-bot migrate` rewrites it
+                c = codec.compact(Request.model_validate_json(e[3]))
+                e = _prepared(e, c)
             else:  # archived or expired since the page's ids were read
                 continue
-            if _kept(c["s"], c["p"], status, process):
-                keys.append(key)
-                out.append(made(c))
-                if archive_dir is not None and c["s"] in _FINAL:
-                    in_redis.add(key[0])
+            if every or _kept(c["s"], c["p"], status, process):
+                kept.append(e)
+                out.append(made(c, e))
+        if archive_dir is not None:  # only decided requests are archived: the others are
+            in_redis.update(e[0] for e in kept)  # never looked for
         if out:
-            yield keys, out
+            yield kept, out
     if archive_dir is not None:
-        keys, out = [], []
+        kept, out = [], []
         async for cursor, r in _archived(engine, archive_dir, since, until, after, in_redis):
             if _kept(r.status.value, r.process, status, process):
-                keys.append((cursor.request_id, cursor.score))
-                out.append(made(codec.compact(r)))
+                c = codec.compact(r)
+                e = _prepared((cursor.request_id, str(cursor.score), "3"), c)
+                kept.append(e)
+                out.append(made(c, e))
             if len(out) >= page:
-                yield keys, out
-                keys, out = [], []
+                yield kept, out
+                kept, out = [], []
         if out:
-            yield keys, out
+            yield kept, out
 
 
 _FINAL = frozenset(s.value for s in RequestStatus if s.is_final)
 
 
-async def _bodies(
-    engine: Engine, pages: AsyncIterator[list[tuple[str, int]]]
-) -> AsyncIterator[tuple[list[tuple[str, int]], list[Any]]]:
-    """Each page of ids with its records' stored bodies (`bodies.lua`: `d`, `data` per key,
-    BODIES_PER_SCRIPT keys a script, a page's scripts in one round trip).
-
-    The next pages are read while the caller works through this one: on a busy machine a
-    round trip waits for Redis to get a core, and that wait, not the reading, was most of a
-    large month's time.
-    """
-    queue: asyncio.Queue[tuple[list[tuple[str, int]], list[Any]] | Exception | None]
-    queue = asyncio.Queue(maxsize=2)
-    prefix = engine.keys.request("")
-
-    async def read(ids: list[tuple[str, int]]) -> list[Any]:
-        # bytes: the client encodes each str argument in Python, which was most of the cost
-        # of sending a page's keys
-        keys = [(prefix + rid).encode() for rid, _ in ids]
-        chunks = await engine.store.read(
-            *(
-                script_read("bodies", keys[i : i + BODIES_PER_SCRIPT], [], as_bytes=True)
-                for i in range(0, len(keys), BODIES_PER_SCRIPT)
-            )
-        )
-        return [body for chunk in chunks for body in chunk]
+async def _read_ahead(pages: AsyncIterator[T]) -> AsyncIterator[T]:
+    """`pages`, the next ones read while the caller works through this one: on a busy
+    machine a round trip waits for Redis to get a core, and that wait, not the reading, was
+    most of a large month's time."""
+    queue: asyncio.Queue[tuple[T] | Exception | None] = asyncio.Queue(maxsize=READ_AHEAD)
 
     async def produce() -> None:
         try:
-            async for ids in pages:
-                await queue.put((ids, await read(ids)))
+            async for item in pages:
+                await queue.put((item,))
         except Exception as e:  # handed to the reader, which raises it where it reads
             await queue.put(e)
         else:
@@ -292,7 +308,7 @@ async def _bodies(
         while (item := await queue.get()) is not None:
             if isinstance(item, Exception):
                 raise item
-            yield item
+            yield item[0]
     finally:  # done, or the caller stopped early (a page of a list)
         producer.cancel()
         # waited for, so a caller that stops after a page does not leave the read pending
@@ -329,33 +345,50 @@ async def _pages(
     until: date | None,
     after: Cursor | None,
     page: int,
-) -> AsyncIterator[list[tuple[str, int]]]:
-    """Pages of (request id, submission ms), newest first, from the index of all requests."""
+    mode: str | None = None,
+) -> AsyncIterator[list[Any]]:
+    """Pages of (request id, submission ms), newest first, from the index of all requests;
+    with `mode` ('head' or 'export'), rows.lua's entries instead (the ms then a str)."""
     low, high = _bounds(since, until)
     last = after
     if after is not None and (high == "+inf" or after.score < int(high)):
         high = after.score
     offset = 0
+    index, prefix = engine.keys.all_requests, engine.keys.request("")
+    width = 7 if mode == "export" else 4
     while True:
-        [flat] = await engine.store.read(
-            script_read("page", [engine.keys.all_requests], [high, low, offset, page])
-        )
-        if not flat:
+        entries: list[Any]
+        if mode is None:
+            [flat] = await engine.store.read(
+                script_read("page", [index], [high, low, offset, page])
+            )
+            pairs = iter(flat)
+            entries = list(zip(pairs, map(int, pairs), strict=True))
+        else:
+            [text] = await engine.store.read(
+                script_read("rows", [index], [high, low, offset, page, prefix, mode])
+            )
+            entries = list(zip(*[iter(text.split("\x1f"))] * width, strict=True)) if text else []
+        if not entries:
             return
-        pairs = iter(flat)
-        entries = list(zip(pairs, map(int, pairs), strict=True))
-        fresh = (
-            entries
-            if last is None
-            else [e for e in entries if e[1] < last.score or e[0] < last.request_id]
-        )
-        if not fresh:  # a page of requests all submitted in the same millisecond, all seen
+        # The page starts at the last one's millisecond: those of that millisecond from the
+        # last one's id on (the index orders them by id, descending) were already given.
+        skip = 0
+        if last is not None:
+            while (
+                skip < len(entries)
+                and int(entries[skip][1]) == last.score
+                and entries[skip][0] >= last.request_id
+            ):
+                skip += 1
+        if skip == len(entries):  # a page of requests all submitted in the same millisecond
             offset += page
             continue
+        fresh = entries[skip:] if skip else entries
         offset = 0
         yield fresh
-        last = Cursor(fresh[-1][1], fresh[-1][0])
-        high = fresh[-1][1]
+        last = Cursor(int(fresh[-1][1]), fresh[-1][0])
+        high = last.score
         if len(entries) < page:
             return
 
@@ -426,9 +459,59 @@ class _Requesters(dict[str, tuple[str, str]]):
         return found
 
 
+class _People(dict[str, tuple[str, str, str]]):
+    """An export row's approvers, current holder (while pending) and deciders, per entry's
+    people (`_prepared`): joined once per export, as a month repeats the same managers."""
+
+    def __init__(self, names: _Names) -> None:
+        super().__init__()
+        self.names = names
+
+    def __missing__(self, key: str) -> tuple[str, str, str]:
+        approvers, holder, decided = key.split("\x1c")
+        names = self.names
+        found = self[key] = (
+            " → ".join([names[a] for a in approvers.split("\x1d")]) if approvers else "",
+            names[holder] if holder else "",
+            ", ".join([names[b] for b in decided.split("\x1d")]) if decided else "",
+        )
+        return found
+
+
+class _Quoted(dict[Any, str]):
+    """Cells as the csv module writes them (quoted where it would), per cells, each once."""
+
+    def __init__(self, cells: Callable[[Any], tuple[Any, ...]]) -> None:
+        super().__init__()
+        self.cells = cells
+
+    def __missing__(self, key: Any) -> str:
+        found = self[key] = ",".join(map(_csv_cell, self.cells(key)))
+        return found
+
+
+def _csv_line(cells: Iterable[Any]) -> str:
+    """One row as the csv module writes it, its line end included."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerow(cells)
+    return buf.getvalue()
+
+
+def _csv_cell(value: Any) -> str:
+    """One cell as the csv module writes it within a row."""
+    text = "" if value is None else str(value)
+    if "," in text or '"' in text or "\r" in text or "\n" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+_NONE: dict[str, Any] = {}  # a record's absent form or derived fields
+
+
 class Rows:
-    """Export rows from requests in the compact layout (workflow/codec.py's short names), as
-    cells in `export_columns`' order; names and teams are looked up once per export."""
+    """Export rows from requests in the compact layout (workflow/codec.py's short names) with
+    their entries (`_prepared`), as cells in `export_columns`' order or as CSV lines; names and
+    teams are looked up and quoted once per export."""
 
     def __init__(self, engine: Engine, with_reasons: bool, process: str | None = None) -> None:
         self.with_reasons = with_reasons
@@ -437,35 +520,84 @@ class Rows:
         self._blanks = [""] * len(self._fields)  # a field the request does not have
         self._names = _Names(engine)
         self._requesters = _Requesters(self._names)
+        self._people = _People(self._names)
+        # the CSV of the cells that repeat: requester id, name and team; the people
+        self._requester_cells = _Quoted(lambda r: (r, *self._requesters[r]))
+        self._pending_cells = _Quoted(self._people.__getitem__)
+        self._decided_cells = _Quoted(
+            lambda key: (*self._people[key][:1], "", self._people[key][2])
+        )
+        # commas in `line`'s cells up to the people, where none needs quoting
+        self._commas = 8 + len(self._fields)
+        self._templates: dict[tuple[str, ...], str] = {}
 
     def __call__(self, c: dict[str, Any]) -> dict[str, Any]:
-        """The row as column → value."""
-        return dict(zip(self.columns, self.cells(c), strict=True))
+        """The row of a whole compact record as column → value."""
+        e = _prepared((c["i"], "0", "2"), c)
+        return dict(zip(self.columns, self.cells(c, e), strict=True))
 
-    def cells(self, c: dict[str, Any]) -> tuple[Any, ...]:
-        names, f, steps, status = self._names, c.get("f", {}), c.get("st", []), c["s"]
-        name, team = self._requesters[c["r"]]
-        waiting = ""
-        if status == "pending" and (current := c.get("c")) is not None:
-            waiting = names[step["h"]] if "h" in (step := steps[current]) else ""
+    def cells(self, c: dict[str, Any], e: Entry) -> tuple[Any, ...]:
+        f, status = c.get("f", _NONE), c["s"]
+        approvers, holder, decided = self._people[e[4]]
         out = (
             c["i"],
             c["p"],
             c["r"],
-            name,
-            team,
+            *self._requesters[c["r"]],
             status,
-            _iso(c.get("sa")),
-            _iso(c.get("da")),
+            e[5],
+            e[6],
             *map(f.get, self._fields, self._blanks),
-            c.get("x", {}).get("working_days", ""),
-            " → ".join([names[s["a"]] for s in steps]),
-            waiting,
-            ", ".join([names[s["by"]] for s in steps if "by" in s]),
+            c.get("x", _NONE).get("working_days", ""),
+            approvers,
+            holder if status == "pending" else "",
+            decided,
         )
         if self.with_reasons:
             return (*out, f.get("reason") or f.get("description") or f.get("purpose") or "")
         return out
+
+    def line(self, c: dict[str, Any], e: Entry) -> str:
+        """The row as the csv module writes it (`cells`), line end included."""
+        f, status = c.get("f", _NONE), c["s"]
+        # The row's cells, formatted by one template per set of form fields (a process's form,
+        # mostly), up to the people (cells that repeat, quoted once: _Quoted): most need no
+        # quoting (the csv module would write them so); a row with a quote, a line break or a
+        # null, or a comma the count finds (also in a requester's name), is left to the module.
+        names = tuple(f)
+        template = self._templates.get(names) or self._template(names)
+        own = template.format(
+            c["i"],
+            c["p"],
+            self._requester_cells[c["r"]],
+            status,
+            e[5],
+            e[6],
+            c.get("x", _NONE).get("working_days", ""),
+            *f.values(),
+        )
+        if (
+            own.count(",") != self._commas
+            or '"' in own
+            or "\r" in own
+            or "\n" in own
+            or "None" in own  # a null (the module writes it empty), or the text None
+        ):
+            return _csv_line(self.cells(c, e))
+        people = (self._pending_cells if status == "pending" else self._decided_cells)[e[4]]
+        if self.with_reasons:
+            reason = f.get("reason") or f.get("description") or f.get("purpose") or ""
+            return f"{own},{people},{_csv_cell(reason)}\r\n"
+        return f"{own},{people}\r\n"
+
+    def _template(self, names: tuple[str, ...]) -> str:
+        """`line`'s format of a row's cells up to its people, for a form with these fields in
+        this order: id, process, requester (id, name, team), status, submitted, decided ({0}-{5}),
+        the export's form fields (from the form's values, {7} on, or empty), working days ({6})."""
+        where = {name: i for i, name in enumerate(names)}
+        fields = [f"{{{7 + where[name]}}}" if name in where else "" for name in self._fields]
+        found = self._templates[names] = ",".join(["{0},{1},{2},{3},{4},{5}", *fields, "{6}"])
+        return found
 
 
 def export(
@@ -506,7 +638,13 @@ class ExportWriter:
             out.write(self._quoted())
 
     def write(self, r: Request) -> None:
-        self.write_rows([self._rows.cells(codec.compact(r))])
+        c = codec.compact(r)
+        self.write_rows([self._rows.cells(c, _prepared((r.id, "0", "2"), c))])
+
+    def write_lines(self, lines: list[str]) -> None:
+        """CSV lines as `iter_csv_pages` makes them (after the header this writer wrote)."""
+        self.count += len(lines)
+        self.out.write("".join(lines))
 
     def write_rows(self, rows: list[tuple[Any, ...]]) -> None:
         self.count += len(rows)
@@ -576,13 +714,16 @@ class Lines:
         self.config = engine.config
         self._middles = _Middles(_Names(engine))
         self._leave: dict[tuple[Any, ...], str] = {}
+        self._expenses: dict[tuple[Any, ...], tuple[str, str | None]] = {}
 
-    def __call__(self, c: dict[str, Any]) -> str:
+    def __call__(self, c: dict[str, Any], e: Entry | None = None) -> str:
         return f"{c['i']:<11} {self._middles[c['s'], c['r']]}{self.what(c)}"
 
     def what(self, c: dict[str, Any]) -> str:
-        f, x = c["f"], c.get("x", {})
+        f, x = c["f"], c.get("x", _NONE)
         if c["k"] != "leave":
+            if c["p"] == "expense" and "amount" in f:
+                return self._expense(c["k"], f, x)
             return what_of(c["k"], c["p"], f, x, self.config, "en")
         key = (
             c["p"],
@@ -596,6 +737,36 @@ class Lines:
         if (found := self._leave.get(key)) is None:
             found = self._leave[key] = what_of(c["k"], c["p"], f, x, self.config, "en")
         return found
+
+    def _expense(self, kind: str, f: dict[str, Any], x: dict[str, Any]) -> str:
+        """An expense's description: its sentence per currency and category, made once with a
+        stand-in for the amount (amounts rarely repeat), the amount formatted in its place."""
+        key = (kind, f.get("currency", ""), f.get("category", ""))
+        if (found := self._expenses.get(key)) is None:
+            amount = _Amount()
+            try:
+                sentence = what_of(kind, "expense", {**f, "amount": amount}, x, self.config, "en")
+            except TypeError:  # the description does more with the amount than format it
+                return what_of(kind, "expense", f, x, self.config, "en")
+            found = self._expenses[key] = (sentence, amount.spec)
+        sentence, spec = found
+        if spec is None or sentence.count(_Amount.MARK) != 1:
+            return what_of(kind, "expense", f, x, self.config, "en")
+        return sentence.replace(_Amount.MARK, format(f["amount"], spec))
+
+
+class _Amount:
+    """Stands in for an expense's amount while its sentence is made: records how the sentence
+    formats it, and writes a mark where it goes."""
+
+    MARK = "\x00"
+
+    def __init__(self) -> None:
+        self.spec: str | None = None
+
+    def __format__(self, spec: str) -> str:
+        self.spec = spec
+        return self.MARK
 
 
 def table(engine: Engine, requests: list[Request]) -> str:

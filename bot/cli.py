@@ -221,10 +221,16 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 writer = admin.ExportWriter(
                     engine, sys.stdout, args.format, args.with_reasons, args.process
                 )
-                async for rows in admin.iter_export_pages(
-                    engine, **filters, with_reasons=args.with_reasons
-                ):
-                    writer.write_rows(rows)
+                if args.format == "json":
+                    async for rows in admin.iter_export_pages(
+                        engine, **filters, with_reasons=args.with_reasons
+                    ):
+                        writer.write_rows(rows)
+                else:
+                    async for lines in admin.iter_csv_pages(
+                        engine, **filters, with_reasons=args.with_reasons
+                    ):
+                        writer.write_lines(lines)
                 writer.close()
             return 0
         finally:

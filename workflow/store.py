@@ -36,7 +36,7 @@ _APPLY_LUA = resources.files("workflow").joinpath("lua", "apply.lua").read_text(
 # Read-only scripts run inside a read's pipeline by EVALSHA (loaded once per Redis on NOSCRIPT).
 READ_SCRIPTS = {
     name: resources.files("workflow").joinpath("lua", f"{name}.lua").read_text("utf-8")
-    for name in ("avail", "bodies", "page", "outpage")
+    for name in ("avail", "page", "outpage", "rows")
 }
 _READ_SHAS = {name: hashlib.sha1(text.encode()).hexdigest() for name, text in READ_SCRIPTS.items()}
 
