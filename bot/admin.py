@@ -253,12 +253,12 @@ async def _record_pages(
         kept, out = [], []
         for e in entries:
             kind = e[2]
-            if kind == "1":  # prepared by rows.lua
-                c = loads(e[3])
-            elif kind == "2":
+            if kind == 1:  # prepared by rows.lua (the object's closing brace left to add)
+                c = loads(e[3] + "}")
+            elif kind == 2:
                 c = loads(e[3])
                 e = _prepared(e, c)
-            elif kind == "3":  # the older layout, until `approvals-bot migrate` rewrites it
+            elif kind == 3:  # the older layout, until `approvals-bot migrate` rewrites it
                 c = codec.compact(Request.model_validate_json(e[3]))
                 e = _prepared(e, c)
             else:  # archived or expired since the page's ids were read
@@ -365,10 +365,10 @@ async def _pages(
             pairs = iter(flat)
             entries = list(zip(pairs, map(int, pairs), strict=True))
         else:
-            [text] = await engine.store.read(
+            [flat] = await engine.store.read(
                 script_read("rows", [index], [high, low, offset, page, prefix, mode])
             )
-            entries = list(zip(*[iter(text.split("\x1f"))] * width, strict=True)) if text else []
+            entries = list(zip(*[iter(flat)] * width, strict=True))
         if not entries:
             return
         # The page starts at the last one's millisecond: those of that millisecond from the

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
 from datetime import date, timedelta
 
@@ -77,6 +79,23 @@ async def test_decided_requests_past_the_retention_move_to_a_monthly_archive(
     everything = [x async for _, x in admin.iter_requests(engine, **filters, archive_dir=tmp_path)]
     assert [x.id for x in everything] == [*in_redis, decided.id]
     assert everything[-1].status is RequestStatus.APPROVED
+    exported = [  # `requests export` and `requests list` read the archive as well
+        line
+        async for page in admin.iter_csv_pages(
+            engine, **filters, with_reasons=False, archive_dir=tmp_path
+        )
+        for line in page
+    ]
+    columns = admin.export_columns(engine.config, None, False)
+    expected = io.StringIO()
+    module = csv.writer(expected, lineterminator="\r\n")
+    module.writerows([admin.row(engine, x, False)[k] for k in columns] for x in everything)
+    assert "".join(exported) == expected.getvalue() and len(exported) == 3
+    listed = [
+        line.split()[0]
+        async for _, line in admin.iter_table_lines(engine, **filters, archive_dir=tmp_path)
+    ]
+    assert listed == [x.id for x in everything]
     again = await archive.archive(engine, tmp_path, 2, dry_run=False)
     assert again.archived == 0
 
