@@ -717,42 +717,49 @@ class Lines:
         self._expenses: dict[tuple[Any, ...], tuple[str, str | None]] = {}
 
     def __call__(self, c: dict[str, Any], e: Entry | None = None) -> str:
-        return f"{c['i']:<11} {self._middles[c['s'], c['r']]}{self.what(c)}"
+        f = c["f"]
+        if c["k"] == "leave":
+            x = c.get("x", _NONE)
+            key = (
+                c["p"],
+                f["leave_type"],
+                f["start"],
+                f["end"],
+                f.get("start_half"),
+                f.get("end_half"),
+                x.get("working_days"),
+            )
+            what = self._leave.get(key) or self._leave_what(key, c)
+        elif c["p"] == "expense" and "amount" in f:
+            kind = (c["k"], f.get("currency", ""), f.get("category", ""))
+            sentence, spec = self._expenses.get(kind) or self._expense(kind, c)
+            if spec is None:
+                what = what_of(c["k"], c["p"], f, c.get("x", _NONE), self.config, "en")
+            else:
+                what = sentence.replace(_Amount.MARK, format(f["amount"], spec))
+        else:
+            what = what_of(c["k"], c["p"], f, c.get("x", _NONE), self.config, "en")
+        return f"{c['i']:<11} {self._middles[c['s'], c['r']]}{what}"
 
-    def what(self, c: dict[str, Any]) -> str:
-        f, x = c["f"], c.get("x", _NONE)
-        if c["k"] != "leave":
-            if c["p"] == "expense" and "amount" in f:
-                return self._expense(c["k"], f, x)
-            return what_of(c["k"], c["p"], f, x, self.config, "en")
-        key = (
-            c["p"],
-            f["leave_type"],
-            f["start"],
-            f["end"],
-            f.get("start_half"),
-            f.get("end_half"),
-            x.get("working_days"),
+    def _leave_what(self, key: tuple[Any, ...], c: dict[str, Any]) -> str:
+        found = self._leave[key] = what_of(
+            c["k"], c["p"], c["f"], c.get("x", _NONE), self.config, "en"
         )
-        if (found := self._leave.get(key)) is None:
-            found = self._leave[key] = what_of(c["k"], c["p"], f, x, self.config, "en")
         return found
 
-    def _expense(self, kind: str, f: dict[str, Any], x: dict[str, Any]) -> str:
-        """An expense's description: its sentence per currency and category, made once with a
-        stand-in for the amount (amounts rarely repeat), the amount formatted in its place."""
-        key = (kind, f.get("currency", ""), f.get("category", ""))
-        if (found := self._expenses.get(key)) is None:
-            amount = _Amount()
-            try:
-                sentence = what_of(kind, "expense", {**f, "amount": amount}, x, self.config, "en")
-            except TypeError:  # the description does more with the amount than format it
-                return what_of(kind, "expense", f, x, self.config, "en")
-            found = self._expenses[key] = (sentence, amount.spec)
-        sentence, spec = found
-        if spec is None or sentence.count(_Amount.MARK) != 1:
-            return what_of(kind, "expense", f, x, self.config, "en")
-        return sentence.replace(_Amount.MARK, format(f["amount"], spec))
+    def _expense(self, key: tuple[Any, ...], c: dict[str, Any]) -> tuple[str, str | None]:
+        """An expense's description per kind, currency and category, made once with a stand-in
+        for the amount (amounts rarely repeat): the sentence with a mark where the amount goes
+        and how it formats it; no format where the sentence does more with the amount."""
+        amount = _Amount()
+        f = {**c["f"], "amount": amount}
+        try:
+            sentence = what_of(c["k"], "expense", f, c.get("x", _NONE), self.config, "en")
+        except TypeError:
+            sentence = ""
+        spec = amount.spec if sentence.count(_Amount.MARK) == 1 else None
+        found = self._expenses[key] = (sentence, spec)
+        return found
 
 
 class _Amount:
