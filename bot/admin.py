@@ -17,7 +17,8 @@ from typing import Any, NamedTuple, TextIO, TypedDict, TypeVar, Unpack
 import orjson
 import redis.asyncio as aioredis
 
-from agent.tools.describe import what, what_of, where_it_is
+from agent.i18n import fmt_amount
+from agent.tools.describe import expense_what, what, what_of, where_it_is
 from bot import archive
 from bot.directory_sources import from_feishu, from_slack, managers_csv, read_csv
 from bot.settings import Settings
@@ -707,14 +708,15 @@ class _Middles(dict[tuple[str, str], str]):
 
 
 class Lines:
-    """`requests list`'s lines from requests in the compact layout; names and the
-    descriptions of leave (a month repeats the same dates many times) are looked up once."""
+    """`requests list`'s lines from requests in the compact layout; names, the descriptions
+    of leave (a month repeats the same dates many times) and of expenses but for the amount
+    are made once."""
 
     def __init__(self, engine: Engine) -> None:
         self.config = engine.config
         self._middles = _Middles(_Names(engine))
         self._leave: dict[tuple[Any, ...], str] = {}
-        self._expenses: dict[tuple[Any, ...], tuple[str, str | None]] = {}
+        self._expenses: dict[tuple[Any, ...], str] = {}
 
     def __call__(self, c: dict[str, Any], e: Entry | None = None) -> str:
         f = c["f"]
@@ -730,13 +732,11 @@ class Lines:
                 x.get("working_days"),
             )
             what = self._leave.get(key) or self._leave_what(key, c)
-        elif c["p"] == "expense" and "amount" in f:
-            kind = (c["k"], f.get("currency", ""), f.get("category", ""))
-            sentence, spec = self._expenses.get(kind) or self._expense(kind, c)
-            if spec is None:
-                what = what_of(c["k"], c["p"], f, c.get("x", _NONE), self.config, "en")
-            else:
-                what = sentence.replace(_Amount.MARK, format(f["amount"], spec))
+        elif c["p"] == "expense":
+            currency = f.get("currency")
+            key = (currency, f.get("category", ""))
+            sentence = self._expenses.get(key) or self._expense(key, f)
+            what = sentence.replace(_AMOUNT, fmt_amount(f.get("amount", 0), currency), 1)
         else:
             what = what_of(c["k"], c["p"], f, c.get("x", _NONE), self.config, "en")
         return f"{c['i']:<11} {self._middles[c['s'], c['r']]}{what}"
@@ -747,33 +747,16 @@ class Lines:
         )
         return found
 
-    def _expense(self, key: tuple[Any, ...], c: dict[str, Any]) -> tuple[str, str | None]:
-        """An expense's description per kind, currency and category, made once with a stand-in
-        for the amount (amounts rarely repeat): the sentence with a mark where the amount goes
-        and how it formats it; no format where the sentence does more with the amount."""
-        amount = _Amount()
-        f = {**c["f"], "amount": amount}
-        try:
-            sentence = what_of(c["k"], "expense", f, c.get("x", _NONE), self.config, "en")
-        except TypeError:
-            sentence = ""
-        spec = amount.spec if sentence.count(_Amount.MARK) == 1 else None
-        found = self._expenses[key] = (sentence, spec)
+    def _expense(self, key: tuple[Any, ...], f: dict[str, Any]) -> str:
+        """An expense's description per currency and category, made once with a stand-in
+        where its amount goes (amounts rarely repeat)."""
+        name = self.config.processes_by_key["expense"].display_name("en")
+        found = self._expenses[key] = expense_what(name, f, _AMOUNT, "en")
         return found
 
 
-class _Amount:
-    """Stands in for an expense's amount while its sentence is made: records how the sentence
-    formats it, and writes a mark where it goes."""
-
-    MARK = "\x00"
-
-    def __init__(self) -> None:
-        self.spec: str | None = None
-
-    def __format__(self, spec: str) -> str:
-        self.spec = spec
-        return self.MARK
+# Where an expense's amount goes in its cached description (`Lines`): text no name holds.
+_AMOUNT = "\x00"
 
 
 def table(engine: Engine, requests: list[Request]) -> str:

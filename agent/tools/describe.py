@@ -55,16 +55,7 @@ def what_of(
         return say("what.leave", locale, type=lt, dates=dates, days=days)
     name = process.display_name(locale)
     if process_key == "expense":
-        amount = fmt_amount(f.get("amount", 0), f.get("currency"))
-        category = choice_text(f.get("category", ""), locale)
-        return say(
-            "what.expense",
-            locale,
-            name=name,
-            amount=amount,
-            currency=f.get("currency", ""),
-            category=category,
-        )
+        return expense_what(name, f, fmt_amount(f.get("amount", 0), f.get("currency")), locale)
     if "start" in f and "end" in f:
         dates = fmt_range(
             date.fromisoformat(f["start"]), date.fromisoformat(f["end"]), False, False, locale
@@ -72,6 +63,20 @@ def what_of(
         where = f.get("destination")
         return f"{name}: {where + ', ' if where else ''}{dates}"
     return name
+
+
+def expense_what(name: str, f: dict[str, Any], amount: str, locale: str) -> str:
+    """An expense's `what` with its amount as written (`fmt_amount`): a list makes it once per
+    currency and category with a stand-in for the amount, which rarely repeats."""
+    category = choice_text(f.get("category", ""), locale)
+    return say(
+        "what.expense",
+        locale,
+        name=name,
+        amount=amount,
+        currency=f.get("currency", ""),
+        category=category,
+    )
 
 
 def choice_text(value: object, locale: str) -> str:
