@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,7 @@ from agent.tools.choose import MORE_TOOLS, Offer, choose_tools, offered_specs
 from agent.tools.drafts import carry_live_draft
 from workflow.engine import Engine
 from workflow.errors import WorkflowError
+from workflow.transactions import Group
 
 log = structlog.get_logger("agent")
 
@@ -115,22 +116,30 @@ class Agent:
         self.limits = limits or Limits()
 
     async def run(
-        self, thread: str, actor_id: str, text: str, *, leased: bool = False
+        self,
+        thread: str,
+        actor_id: str,
+        text: str,
+        *,
+        leased: bool = False,
+        save_with: Callable[[], Sequence[Group]] | None = None,
     ) -> AsyncIterator[StepEvent]:
         """One turn of a thread, yielding step events; the last event is always a FinalAnswer.
 
         `leased`: the caller holds the thread's turn-queue lease (bot/queue), which already
         runs the thread's turns one at a time; the memory lock is then not taken.
+        `save_with`: asked, once the final answer has been shown, for the caller's writes to
+        send in the round trip that saves the turn to memory (the queue's "answered" record).
         """
         person = self.engine.person(actor_id)
         locale = detect_locale(text, default=person.locale)
         if leased:
-            async for event in self._turn(thread, person.id, text, locale):
+            async for event in self._turn(thread, person.id, text, locale, save_with):
                 yield event
             return
         try:
             async with self.memory.lock(thread):
-                async for event in self._turn(thread, person.id, text, locale):
+                async for event in self._turn(thread, person.id, text, locale, save_with):
                     yield event
         except ThreadBusy:
             AGENT_TURNS.labels(StopReason.BUSY.value).inc()
@@ -139,7 +148,12 @@ class Agent:
             )
 
     async def _turn(
-        self, thread: str, actor_id: str, text: str, locale: str
+        self,
+        thread: str,
+        actor_id: str,
+        text: str,
+        locale: str,
+        save_with: Callable[[], Sequence[Group]] | None = None,
     ) -> AsyncIterator[StepEvent]:
         engine, limits = self.engine, self.limits
         loop = asyncio.get_running_loop()
@@ -392,7 +406,7 @@ class Agent:
         if answer.stop_reason is not StopReason.FINAL:
             new.append(Message(role="assistant", content=answer.text))
         yield emit(answer)
-        await self.memory.save(thread, new, trace)
+        await self.memory.save(thread, new, trace, *(save_with() if save_with else ()))
 
     def _clip(self, content: str) -> str:
         budget = self.limits.observation_chars

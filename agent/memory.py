@@ -14,6 +14,7 @@ from redis.asyncio.client import Pipeline
 
 from agent.messages import Message
 from workflow.keys import thread_history, thread_lock, thread_trace
+from workflow.transactions import Group, transact
 
 HISTORY_TTL_S = 14 * 86_400
 MAX_STORED_MESSAGES = 400
@@ -148,18 +149,27 @@ class ThreadMemory:
         await self.save(thread, messages, ())
 
     async def save(
-        self, thread: str, messages: Sequence[Message], events: Sequence[dict[str, Any]]
+        self,
+        thread: str,
+        messages: Sequence[Message],
+        events: Sequence[dict[str, Any]],
+        *also: Group,
     ) -> None:
-        """Add a turn's messages and its step events (for `approvals-bot trace`) in one round
-        trip (both keys are the thread's: one slot), and refresh their 14-day expiry."""
+        """Add a turn's messages and its step events (for `approvals-bot trace`) in one
+        transaction (both keys are the thread's: one slot), and refresh their 14-day expiry.
+        `also`: the caller's writes on this client, sent in the same round trip (each its own
+        transaction on a cluster: workflow/transactions.py)."""
         if not messages and not events:
+            await transact(self.redis, *also)
             return
-        async with self.redis.pipeline(transaction=True) as pipe:
-            history = [json.dumps(m.to_dict(), ensure_ascii=False) for m in messages]
+        history = [json.dumps(m.to_dict(), ensure_ascii=False) for m in messages]
+        steps = [json.dumps(e, ensure_ascii=False, default=str) for e in events]
+
+        def queue(pipe: Pipeline) -> None:
             _keep_last(pipe, thread_history(thread), history, MAX_STORED_MESSAGES)
-            steps = [json.dumps(e, ensure_ascii=False, default=str) for e in events]
             _keep_last(pipe, thread_trace(thread), steps, MAX_TRACE_EVENTS)
-            await pipe.execute()
+
+        await transact(self.redis, queue, *also)
 
     async def note(self, thread: str, text: str) -> None:
         """Record something that happened outside the model (a click) so the conversation knows."""

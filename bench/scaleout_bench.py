@@ -114,6 +114,7 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
             serves=1,
             workers=workers,
             redis_url=args.redis_url,
+            redis_port=args.redis_port,
             redis_max_connections=args.redis_max_connections,
             stall_s=args.stall,
             burst=True,
@@ -211,6 +212,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--ramp", type=float, default=1.0)
     parser.add_argument("--redis-url", default=None)
+    parser.add_argument(
+        "--redis-port",
+        type=int,
+        default=None,
+        help="the private redis-server's port (default: any free one)",
+    )
     parser.add_argument("--redis-max-connections", type=int, default=None)
     parser.add_argument("--stall", type=float, default=20.0)
     parser.add_argument("--plot", type=Path, default=RESULTS / "scaleout.png")

@@ -17,7 +17,7 @@ from bot.settings import Settings, SettingsError
 from workflow.config import load_config
 from workflow.directory_sync import with_synced
 from workflow.engine import Engine
-from workflow.store import connect
+from workflow.store import MAX_CONNECTIONS, connect
 
 
 def build_model(settings: Settings) -> tuple[ChatModel, ChatModel | None]:
@@ -82,11 +82,15 @@ class Runtime:
         await self.redis.aclose()
 
 
-def build_runtime(settings: Settings) -> Runtime:
-    """Wire the product from the settings (its only I/O: reading the synced directory, if any)."""
+def build_runtime(settings: Settings, *, max_connections: int = MAX_CONNECTIONS) -> Runtime:
+    """Wire the product from the settings (its only I/O: reading the synced directory, if any).
+
+    `max_connections`: the pool of the client the turns, the engine and the memory share
+    (a `max_connections` in REDIS_URL itself still wins).
+    """
     # the people last synced into Redis (`approvals-bot directory sync`), with the file's own
     config = with_synced(load_config(settings.approvals_config), settings.redis_url)
-    redis = connect(settings.redis_url)
+    redis = connect(settings.redis_url, max_connections)
     engine = Engine(config, redis, settings.clock())
     memory = ThreadMemory(redis, budget_tokens=settings.history_budget_tokens)
     model, fallback = build_model(settings)

@@ -19,6 +19,7 @@ from workflow.errors import WorkflowError
 from workflow.fields import validate_fields
 from workflow.keys import conversation_drafts, thread_drafts
 from workflow.models import PendingAction, PendingKind, PendingStatus, Request
+from workflow.transactions import hset_for, transact
 
 
 def slot_of(kind: PendingKind, request_id: str) -> str:
@@ -93,19 +94,13 @@ async def remember(ctx: ToolContext, proposal: Proposal, replaced: str | None) -
         and not await ctx.engine.supersede(replaced, ctx.actor.id, pending.id)
     ):
         replaced = None
-    redis = ctx.engine.store.redis
-    key = thread_drafts(ctx.thread_key)
     ttl_s = _ttl_s(ctx)
-    async with redis.pipeline(transaction=True) as pipe:
-        pipe.hset(key, slot_of(pending.kind, pending.request_id), pending.id)
-        pipe.expire(key, ttl_s)
-        await pipe.execute()
+    slot = slot_of(pending.kind, pending.request_id)
+    writes = [hset_for(thread_drafts(ctx.thread_key), slot, pending.id, ttl_s)]
     if pending.kind is PendingKind.SUBMIT and (conv := conversation_of(ctx.thread_key)):
         # its own transaction: the DM's key lives in another hash slot than the thread's
-        async with redis.pipeline(transaction=True) as pipe:
-            pipe.hset(conversation_drafts(conv), ctx.actor.id, ctx.thread_key)
-            pipe.expire(conversation_drafts(conv), ttl_s)
-            await pipe.execute()
+        writes.append(hset_for(conversation_drafts(conv), ctx.actor.id, ctx.thread_key, ttl_s))
+    await transact(ctx.engine.store.redis, *writes)  # one round trip on one Redis
     return replaced if replaced != pending.id else None
 
 

@@ -24,6 +24,7 @@ from bot.wording import leave_dates, say
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, StepStatus
+from workflow.transactions import Group
 
 log = structlog.get_logger("cards")
 LIVE = "live"
@@ -242,10 +243,12 @@ class CardLifecycle:
         update: Update,
         *,
         locale: str | None = None,
+        also: Group | None = None,
     ) -> None:
         """A confirm card was posted: record it, and mark the draft it supersedes as replaced.
 
         `locale` is the thread's language, which the card was shown in (default: the person's).
+        `also`: a write of the caller's (the turn's journal) sent with the record, one round trip.
         """
         card = CardRef(
             platform=platform,
@@ -255,7 +258,7 @@ class CardLifecycle:
             locale=locale or person.locale,
             summary=proposal.summary,
         )
-        await self.registry.add_confirm(proposal.pending_id, card)
+        await self.registry.add_confirm(proposal.pending_id, card, *([also] if also else []))
         if proposal.replaces:
             await self.retire(proposal.replaces, platform, update)
 

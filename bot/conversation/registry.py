@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from workflow.keys import card_registry, pending_cards
+from workflow.transactions import Group, hset_for, transact
 
 KEEP_S = 30 * 86_400  # a month: long past any request's expiry
 
@@ -68,11 +69,8 @@ class CardRegistry:
         self.redis = redis
         self.org = org
 
-    async def _put(self, key: str, card: CardRef) -> None:
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, card.field, card.model_dump_json())
-            pipe.expire(key, KEEP_S)
-            await pipe.execute()
+    async def _put(self, key: str, card: CardRef, *also: Group) -> None:
+        await transact(self.redis, hset_for(key, card.field, card.model_dump_json(), KEEP_S), *also)
 
     async def add(self, request_id: str, card: CardRef) -> None:
         await self._put(card_registry(self.org, request_id), card)
@@ -85,8 +83,10 @@ class CardRegistry:
         """A card that is gone (deleted by its reader): never updated again."""
         await self.redis.hdel(card_registry(self.org, request_id), card.field)
 
-    async def add_confirm(self, pending_id: str, card: CardRef) -> None:
-        await self._put(pending_cards(self.org, pending_id), card)
+    async def add_confirm(self, pending_id: str, card: CardRef, *also: Group) -> None:
+        """Record a confirm card; `also`: other writes on this registry's client, sent in the
+        same round trip (each its own transaction on a cluster)."""
+        await self._put(pending_cards(self.org, pending_id), card, *also)
 
     async def confirm_cards(self, pending_id: str, platform: str | None = None) -> list[CardRef]:
         found = _load(await self.redis.hgetall(pending_cards(self.org, pending_id)))

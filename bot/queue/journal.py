@@ -13,6 +13,7 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from workflow.keys import turn_journal
+from workflow.transactions import Group, hset_for, transact
 
 JOURNAL_TTL_S = 86_400
 ANSWERED = "answered"
@@ -27,6 +28,7 @@ class TurnJournal:
         self.attempt = attempt
         self.seen: dict[str, str] = {}
         self._expiring = False
+        self._staged: list[Group] = []
 
     @classmethod
     def none(cls) -> TurnJournal:
@@ -63,3 +65,27 @@ class TurnJournal:
                 pipe.expire(self.key, JOURNAL_TTL_S)
                 await pipe.execute()
             self._expiring = True
+
+    def stage(self, field: str, value: str) -> None:
+        """`put`, sent with the next write that takes `staged()` (or by `flush`)."""
+        if (group := self.record(field, value)) is not None:
+            self._staged.append(group)
+
+    def staged(self) -> list[Group]:
+        """The staged records, for the caller to send with its own write (they are then its to send)."""
+        taken, self._staged = self._staged, []
+        return taken
+
+    async def flush(self) -> None:
+        """Send the records nobody took (one round trip)."""
+        if self.redis is not None and self._staged:
+            await transact(self.redis, *self.staged())
+
+    def record(self, field: str, value: str) -> Group | None:
+        """`put` as a transaction for the caller to send with its own write (workflow/transactions.py),
+        in the same round trip; None outside the queue (nothing to write)."""
+        self.seen[field] = value
+        if self.redis is None:
+            return None
+        self._expiring = True
+        return hset_for(self.key, field, value, JOURNAL_TTL_S)

@@ -303,15 +303,25 @@ class SlackBot:
                 locale,
                 streaming=self.streaming,
                 engine=self.engine,
-                posted=lambda p, ts: self.lifecycle.confirm_posted(
-                    person, p, PLATFORM, address(channel, ts), self.cards.update, locale=locale
+                posted=lambda p, ts, journal_write: self.lifecycle.confirm_posted(
+                    person,
+                    p,
+                    PLATFORM,
+                    address(channel, ts),
+                    self.cards.update,
+                    locale=locale,
+                    also=journal_write,
                 ),
                 journal=journal,
                 actor=person.id,
             )
             await view.render(
                 self.runtime.agent.run(
-                    thread_key(team, channel, thread_ts), person.id, text, leased=leased
+                    thread_key(team, channel, thread_ts),
+                    person.id,
+                    text,
+                    leased=leased,
+                    save_with=journal.staged,
                 )
             )
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:

@@ -28,6 +28,7 @@ from bot.slack.blocks_cards import render
 from bot.wording import say
 from workflow.engine import Engine
 from workflow.errors import WorkflowError
+from workflow.transactions import Group
 
 log = structlog.get_logger("slack")
 UPDATE_EVERY_S = 1.0  # chat.update is tier 3: one update a second per thread is well inside it
@@ -60,8 +61,9 @@ class ThreadView:
     locale: str
     streaming: bool = True
     engine: Engine | None = None  # names leave types on cards in the person's language
-    # told of each confirm card posted (its ts): the core records it and retires what it replaces
-    posted: Callable[[ProposalReady, str], Awaitable[None]] | None = None
+    # told of each confirm card posted (its ts): the core records it and retires what it replaces,
+    # sending the journal's record of the card with its own (one round trip)
+    posted: Callable[[ProposalReady, str, Group | None], Awaitable[None]] | None = None
     journal: TurnJournal = field(default_factory=TurnJournal.none)
     actor: str | None = None  # the person whose superseded pending actions a re-run cancels
     tasks: dict[str, TaskLine] = field(default_factory=dict)
@@ -156,9 +158,12 @@ class ThreadView:
                 channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks
             )
             ts = posted["ts"]
-        await self.journal.put(slot, f"{ts}|{proposal.pending_id}")
-        if self.posted is not None:
-            await self.posted(proposal, ts)
+        if self.posted is None:
+            await self.journal.put(slot, f"{ts}|{proposal.pending_id}")
+        else:
+            await self.posted(
+                proposal, ts, self.journal.record(slot, f"{ts}|{proposal.pending_id}")
+            )
 
     async def _supersede(self, old: str, new: str) -> None:
         """The earlier run's pending action is replaced by this run's: cancel it (if still open)."""
@@ -181,7 +186,10 @@ class ThreadView:
 
     async def finish(self, text: str) -> None:
         await self._finish(text)
-        await self.journal.put(ANSWERED, "1")
+        # recorded with the turn's save to memory, which follows at once (one round trip for
+        # both: the window in which a dead runner's answer is not yet recorded is no longer);
+        # by render itself if the turn ends without one
+        self.journal.stage(ANSWERED, "1")
 
     async def _finish(self, text: str) -> None:
         if self._stream is None and self.streaming and (ts := self.journal.get("stream")):
@@ -206,4 +214,7 @@ class ThreadView:
         try:
             return await show_turn(events, self)
         finally:
-            await asyncio.shield(self.status(""))
+            try:
+                await asyncio.shield(self.journal.flush())
+            finally:
+                await asyncio.shield(self.status(""))

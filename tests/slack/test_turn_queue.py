@@ -9,6 +9,7 @@ import fakeredis
 
 from bot.queue import QueueUnavailable, Turn, TurnJournal
 from bot.queue.admin import list_dead, replay
+from bot.slack.queued import slack_thread
 from tests.slack.harness import SlackHarness
 from workflow.keys import turn_journal
 
@@ -138,19 +139,22 @@ async def test_a_dead_runners_turn_is_run_again_and_the_person_sees_one_answer(s
     assert await queue.acquire(turn, "dead-token", 300) == 1
 
     carded = asyncio.Event()
+    registry = h.bot.lifecycle.registry
+    record_card = registry.add_confirm
 
-    class DiesAfterTheCard(TurnJournal):
-        async def put(self, field: str, value: str) -> None:
-            await super().put(field, value)
-            if field.startswith("card:"):
-                carded.set()
-                await asyncio.Event().wait()  # hangs here until the "process" is killed
+    async def dies_after_the_card(*args: object) -> None:
+        await record_card(*args)  # the card, and the journal's record of it, are stored
+        carded.set()
+        await asyncio.Event().wait()  # hangs here until the "process" is killed
 
-    journal = DiesAfterTheCard(queue.redis, turn_journal(queue.org, turn.id), 1)
+    registry.add_confirm = dies_after_the_card  # type: ignore[method-assign]
+    journal = TurnJournal(queue.redis, turn_journal(queue.org, turn.id), 1)
     handler = runner.handlers["slack"]
     dying = asyncio.create_task(handler.run_turn(turn, journal))
     await asyncio.wait_for(carded.wait(), 10)
     dying.cancel()  # the process is gone: nothing acked, the lease runs out
+    registry.add_confirm = record_card  # type: ignore[method-assign]
+    assert (await TurnJournal(queue.redis, journal.key, 2).load()).get("card:1")
     first_card = cards_in(h, OLIVER, ts)[0]
 
     runner.paused = False
@@ -170,6 +174,55 @@ async def test_a_dead_runners_turn_is_run_again_and_the_person_sees_one_answer(s
     await h.click(OLIVER, card, "pending_confirm")
     await h.settle()
     assert [r.status.value for r in await h.engine.my_requests("oliver")] == ["pending"]
+
+
+async def test_a_runner_dead_after_the_answer_is_saved_is_not_answered_twice(slack: SlackHarness):
+    """The answer is recorded in the round trip that saves the turn to memory: a runner that dies
+    right after it, before it finished the entry, leaves a turn the next runner ends silently."""
+    h = slack
+    fast(h, lease_s=0.3, reclaim_idle_s=0.3)
+    runner, queue = h.bot.turns.runner, h.bot.turns.queue
+    runner.paused = True
+    await queue.ensure_group()
+    _resp, envelope = await h.dm(OLIVER, LEAVE)
+    ts = envelope["event"]["ts"]
+    [turn] = await queue.read("dead-runner", 1)
+    assert await queue.acquire(turn, "dead-token", 300) == 1
+
+    saved = asyncio.Event()
+    memory = h.bot.runtime.agent.memory
+    save = memory.save
+
+    async def dies_after_the_save(*args: object) -> None:
+        await save(*args)  # type: ignore[arg-type]
+        saved.set()
+        await asyncio.Event().wait()  # hangs here until the "process" is killed
+
+    memory.save = dies_after_the_save  # type: ignore[method-assign]
+    journal = TurnJournal(queue.redis, turn_journal(queue.org, turn.id), 1)
+    dying = asyncio.create_task(runner.handlers["slack"].run_turn(turn, journal))
+    await asyncio.wait_for(saved.wait(), 10)
+    dying.cancel()
+    memory.save = save  # type: ignore[method-assign]
+    assert (await TurnJournal(queue.redis, journal.key, 2).load()).answered
+
+    runner.paused = False
+    stop = asyncio.Event()
+    loop_task = asyncio.create_task(runner.run(stop))
+    for _ in range(200):
+        if await queue.depth() == 0:
+            break
+        await asyncio.sleep(0.02)
+    await h.bot.tasks.idle()
+    stop.set()
+    await loop_task
+    assert await queue.depth() == 0
+    assert len(cards_in(h, OLIVER, ts)) == 1
+    [stream] = streams_in(h, OLIVER, ts)
+    assert stream["stream"]["state"] == "completed"
+    thread = slack_thread(envelope["team_id"], envelope["event"]["channel"], ts)
+    history = await memory.load(thread)
+    assert [m.role for m in history].count("user") == 1  # the turn saved once
 
 
 async def test_a_turn_that_fails_three_times_is_dead_lettered_then_replayed(slack: SlackHarness):
