@@ -26,6 +26,7 @@ the stand-ins take little of the cores (--full-stand-ins: the Slack stand-in and
 bench/fake_llm.py, as the other benches use).
 
     python bench/scaleout_bench.py --runners [--users 1000] [--latency 0.3] [--profile DIR]
+        [--redis-port P]   (the private redis-server's port; default: any free one)
 
 Prints one JSON object; writes bench/results/scaleout.png.
 """

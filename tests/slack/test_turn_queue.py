@@ -39,6 +39,19 @@ def fast(h: SlackHarness, **limits: float) -> None:
     runner.limits = dataclasses.replace(runner.limits, **limits)
 
 
+async def taken_by_a_dying_runner(h: SlackHarness) -> tuple[dict, Turn]:
+    """Oliver's DM queued and its turn taken, under the thread's lease, by a runner about to die
+    (short leases and reclaim windows; this process's own runner paused until the test starts it)."""
+    fast(h, lease_s=0.3, reclaim_idle_s=0.3)
+    runner, queue = h.bot.turns.runner, h.bot.turns.queue
+    runner.paused = True  # the dying runner takes the entry, not this process's pump
+    await queue.ensure_group()
+    _resp, envelope = await h.dm(OLIVER, LEAVE)
+    [turn] = await queue.read("dead-runner", 1)
+    assert await queue.acquire(turn, "dead-token", 300) == 1
+    return envelope, turn
+
+
 async def wait_for(check, within: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + within
@@ -129,14 +142,9 @@ async def test_turns_of_one_thread_run_in_order_and_other_threads_alongside(slac
 async def test_a_dead_runners_turn_is_run_again_and_the_person_sees_one_answer(slack: SlackHarness):
     """A runner dies after posting the card: another reclaims the turn; one card, one stream, one answer."""
     h = slack
-    fast(h, lease_s=0.3, reclaim_idle_s=0.3)
     runner, queue = h.bot.turns.runner, h.bot.turns.queue
-    runner.paused = True  # the dying runner below takes the entry, not this process's pump
-    await queue.ensure_group()
-    _resp, envelope = await h.dm(OLIVER, LEAVE)
+    envelope, turn = await taken_by_a_dying_runner(h)
     ts = envelope["event"]["ts"]
-    [turn] = await queue.read("dead-runner", 1)
-    assert await queue.acquire(turn, "dead-token", 300) == 1
 
     carded = asyncio.Event()
     registry = h.bot.lifecycle.registry
@@ -180,14 +188,9 @@ async def test_a_runner_dead_after_the_answer_is_saved_is_not_answered_twice(sla
     """The answer is recorded in the round trip that saves the turn to memory: a runner that dies
     right after it, before it finished the entry, leaves a turn the next runner ends silently."""
     h = slack
-    fast(h, lease_s=0.3, reclaim_idle_s=0.3)
     runner, queue = h.bot.turns.runner, h.bot.turns.queue
-    runner.paused = True
-    await queue.ensure_group()
-    _resp, envelope = await h.dm(OLIVER, LEAVE)
+    envelope, turn = await taken_by_a_dying_runner(h)
     ts = envelope["event"]["ts"]
-    [turn] = await queue.read("dead-runner", 1)
-    assert await queue.acquire(turn, "dead-token", 300) == 1
 
     saved = asyncio.Event()
     memory = h.bot.runtime.agent.memory
