@@ -56,7 +56,7 @@ async def test_the_worker_runs_every_platform_without_building_a_bolt_app(
 
     stop = asyncio.Event()
     stop.set()  # the worker stops as soon as it has started
-    monkeypatch.setattr(serve, "build_runtime", lambda settings: runtime)
+    monkeypatch.setattr(serve, "build_runtime", lambda settings, **_: runtime)
     monkeypatch.setattr(serve, "_stop_on_signals", lambda: stop)
     monkeypatch.setattr(serve, "run_worker", run_worker)
 
