@@ -7,13 +7,13 @@ and what the clicked card should now show. The engine authorizes; a refusal chan
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import structlog
 
 from agent.memory import ThreadMemory
-from agent.refusals import refusal_text
+from agent.refusals import refusal_text, refused_fields
 from bot import wording
 from bot.conversation.bulk import BulkClicks
 from bot.conversation.counter import CounterClicks
@@ -56,6 +56,8 @@ class Answer:
     outcome: Outcome | None = None
     error: WorkflowError | None = None
     locale: str | None = None  # the card's language, when it is the thread's, not the person's
+    # a refusal over fields: {field name: why}, in the reader's words, for a form to show on them
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 def _superseded(pending: PendingAction) -> bool:
@@ -76,7 +78,8 @@ class Interactions(CounterClicks, BulkClicks):
 
     def _refused(self, e: WorkflowError, locale: str, card: CardView | None = None) -> Answer:
         log.info("click_refused", code=e.code, error=e.message)
-        return Answer(False, refusal_text(e, locale), "error", card, error=e, locale=locale)
+        text, fields = refusal_text(e, locale), refused_fields(e, locale)
+        return Answer(False, text, "error", card, error=e, locale=locale, fields=fields)
 
     async def _summary(self, pending: PendingAction, viewer: str, locale: str) -> str:
         """The first line of a pending action's card: what it is about."""

@@ -574,11 +574,15 @@ class SlackBot:
         person = context.get(PERSON)
         request_id, step, start, end, note, card = blocks_counter.parse_counter_form(view)
         if person is None:
-            await ack(response_action="errors", errors={"start": "You are not in the directory."})
+            await ack(
+                response_action="errors",
+                errors={"start": not_in_directory(detect_locale(""), self.hr_name)[:150]},
+            )
             return
         answer = await self.core.suggest_dates(person, request_id, step, start, end, note)
-        if not answer.ok:
-            await ack(response_action="errors", errors={"start": answer.text[:150]})
+        if not answer.ok:  # each refused field under its own input, the rest under the first day
+            errors = {k: v[:150] for k, v in answer.fields.items() if k in blocks_counter.BLOCKS}
+            await ack(response_action="errors", errors=errors or {"start": answer.text[:150]})
             return
         await ack()
         channel, _, ts = (card or "").partition(":")

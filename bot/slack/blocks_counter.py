@@ -19,6 +19,7 @@ from workflow.engine import Engine
 from workflow.models import Request
 
 CALLBACK_ID = "counter_form"
+BLOCKS = ("start", "end", "note")  # the engine's field names are the form's block ids
 
 
 def _day(name: str, label: str, value: object) -> InputBlock:

@@ -74,8 +74,9 @@ async def suggest(s: Surface, request_id: str, start: str, end: str, note: str) 
         resp = await s.h.submit_view(user, call["view"], values)
         body = await resp.text()
         await s.settle()
-        if body and "errors" in body:  # refused: the sentence shows on the form
-            return json.loads(body)["errors"]["start"]
+        if body and "errors" in body:  # refused: each sentence shows on its field
+            errors = json.loads(body)["errors"]
+            return "\n".join(f"{k}: {v}" for k, v in errors.items())
         return s.transcript("wangfang")
     if isinstance(s, FeishuSurface):
         open_id = s.engine.person("wangfang").feishu_open_id or ""
@@ -188,6 +189,20 @@ async def test_dates_that_fail_the_rules_are_refused_on_the_form(surfaces, name)
     rid = await _submitted(s)
     told = await suggest(s, rid, "2026-12-19", "2026-12-20", "")
     assert "没有工作日" in told or "no working day" in told
+    assert (await s.engine.get_request(rid, "zhangsan")).counter is None
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_last_day_before_the_first_is_refused_in_the_approvers_words(surfaces, name):
+    """王芳 reads why in Chinese, with the day as her cards write it; on Slack's form it shows
+    under the last day, the field it is about."""
+    s = await surfaces(name)
+    rid = await _submitted(s)
+    told = await suggest(s, rid, "2026-12-17", "2026-12-16", "")
+    assert "结束日期早于开始日期2026年12月17日（周四）" in told, told
+    assert "is before" not in told
+    if isinstance(s, SlackSurface):
+        assert told.startswith("end: ")
     assert (await s.engine.get_request(rid, "zhangsan")).counter is None
 
 
