@@ -461,8 +461,9 @@ class _Requesters(dict[str, tuple[str, str]]):
 
 
 class _People(dict[str, tuple[str, str, str]]):
-    """An export row's approvers, current holder (while pending) and deciders, per entry's
-    people (`_prepared`): joined once per export, as a month repeats the same managers."""
+    """An export row's approvers, current holder's id and deciders, per entry's people
+    (`_prepared`): joined once per export, as a month repeats the same managers. The holder
+    is named only where the request is pending, as before (a decided one shows nobody)."""
 
     def __init__(self, names: _Names) -> None:
         super().__init__()
@@ -473,7 +474,7 @@ class _People(dict[str, tuple[str, str, str]]):
         names = self.names
         found = self[key] = (
             " → ".join([names[a] for a in approvers.split("\x1d")]) if approvers else "",
-            names[holder] if holder else "",
+            holder,
             ", ".join([names[b] for b in decided.split("\x1d")]) if decided else "",
         )
         return found
@@ -524,13 +525,17 @@ class Rows:
         self._people = _People(self._names)
         # the CSV of the cells that repeat: requester id, name and team; the people
         self._requester_cells = _Quoted(lambda r: (r, *self._requesters[r]))
-        self._pending_cells = _Quoted(self._people.__getitem__)
+        self._pending_cells = _Quoted(self._pending)
         self._decided_cells = _Quoted(
             lambda key: (*self._people[key][:1], "", self._people[key][2])
         )
         # commas in `line`'s cells up to the people, where none needs quoting
         self._commas = 8 + len(self._fields)
         self._templates: dict[tuple[str, ...], str] = {}
+
+    def _pending(self, key: str) -> tuple[str, str, str]:
+        approvers, holder, decided = self._people[key]
+        return approvers, self._names[holder] if holder else "", decided
 
     def __call__(self, c: dict[str, Any]) -> dict[str, Any]:
         """The row of a whole compact record as column → value."""
@@ -551,7 +556,7 @@ class Rows:
             *map(f.get, self._fields, self._blanks),
             c.get("x", _NONE).get("working_days", ""),
             approvers,
-            holder if status == "pending" else "",
+            self._names[holder] if holder and status == "pending" else "",
             decided,
         )
         if self.with_reasons:
