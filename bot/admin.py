@@ -255,7 +255,13 @@ async def _record_pages(
         for e in entries:
             kind = e[2]
             if kind == 1:  # prepared by rows.lua (the object's closing brace left to add)
-                c = loads(e[3] + "}")
+                try:
+                    c = loads(e[3] + "}")
+                except orjson.JSONDecodeError:  # cut at a form field named "st": read it whole
+                    if (whole := await _whole(engine, e[0])) is None:
+                        continue  # archived since
+                    c = loads(whole)
+                    e = _prepared(e, c)
             elif kind == 2:
                 c = loads(e[3])
                 e = _prepared(e, c)
@@ -286,7 +292,10 @@ async def _record_pages(
             yield kept, out
 
 
-_FINAL = frozenset(s.value for s in RequestStatus if s.is_final)
+async def _whole(engine: Engine, request_id: str) -> str | None:
+    """A request's stored compact record, whole."""
+    [body] = await engine.store.read(("hget", [engine.keys.request(request_id), "d"]))
+    return body
 
 
 async def _read_ahead(pages: AsyncIterator[T]) -> AsyncIterator[T]:

@@ -305,9 +305,9 @@ async def test_streamed_csv_is_what_the_csv_module_writes_of_each_requests_row(e
 
 async def test_csv_lines_match_the_csv_module_for_records_read_the_slow_way(config, redis, clock):
     """Rows the read script leaves to Python (a form field named like the steps, a record
-    with a backslash among its steps' fields, the older layout), a
-    requester whose name has a comma, a null field and a pending request waiting on a
-    delegate all come out of `requests export` as the csv module writes them."""
+    with a backslash among its steps' fields, the older layout), a requester whose name has
+    a comma, a null field and pending requests (their holder named) come out of `requests
+    export` as the csv module writes them, and out of `requests list` as their lines."""
     from workflow.codec import COMPACT_FIELD
 
     people = [  # a name the csv module quotes
@@ -337,6 +337,8 @@ async def test_csv_lines_match_the_csv_module_for_records_read_the_slow_way(conf
         got = await _streamed_csv(engine, with_reasons, page=3)
         assert got == _module_csv(engine, requests, with_reasons)
     assert '"Twist, Oliver"' in got
+    listed = [line async for _, line in admin.iter_table_lines(engine, **everything, page=3)]
+    assert listed == [admin.table_line(engine, r) for r in requests]
 
 
 def _module_csv(engine: Engine, requests: list, with_reasons: bool) -> str:

@@ -10,11 +10,13 @@
 -- Plain searches only, no JSON decoding: cjson took ~20 µs a record, and then Redis, not the
 -- client, would be what a month waits for.
 -- kind 1: body = the record's own fields before its steps: a JSON object without its closing
---   brace (the top-level `,"st":` ends them: codec.py writes them in order; trusted only
---   where it occurs once);
+--   brace (the top-level `,"st":` ends them: codec.py writes them in order; a first one
+--   nested in the form's fields cuts inside an object, and the client, failing to parse what
+--   it is given, reads that record whole);
 --   people = the steps' approvers joined by \29, \28, the holder of the current step, \28,
 --   who decided, joined by \29; submitted and decided with UTC as "+00:00".
--- kind 2: body = the whole compact record, where a cut cannot be trusted: Python prepares it.
+-- kind 2: body = the whole compact record, where the steps' people cannot be found by plain
+--   searches: Python prepares it.
 -- kind 3: body = the older layout's JSON. kind 0: gone since the index was read.
 local page = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[2], 'WITHSCORES', 'LIMIT', ARGV[3], ARGV[4])
 local prefix, export = ARGV[5], ARGV[6] == 'export'
@@ -76,7 +78,7 @@ for i = 1, #page, 2 do
   if d then
     kind, body = 2, d
     local cut = find(d, ',"st":', 1, true)
-    if cut and not find(d, ',"st":', cut + 6, true) then
+    if cut then
       if not export then
         kind, body = 1, sub(d, 1, cut - 1)
       else
