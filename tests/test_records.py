@@ -163,31 +163,8 @@ async def test_migrate_moves_the_organisations_week_buckets_to_its_day_indexes(e
     assert (await migrate(engine)).out_weeks == 0
 
 
-async def test_migrate_moves_open_steps_into_their_holders_lists_oldest_first(
-    engine: Engine, clock
-):
-    """Open steps kept in the older per-person set are listed in "my approvals" after
-    `approvals-bot migrate`, oldest first; one no longer held is dropped; a second run moves
-    nothing."""
-    r, k = engine.store.redis, engine.keys
-    first = await submitted(engine, fields=ANNUAL_2_DAYS)
-    clock.advance(timedelta(hours=1))
-    second = await submitted(engine, actor="lisi", fields=ANNUAL_2_DAYS)
-    decided = await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
-    await engine.decide(decided.id, 0, decided.steps[0].assignee, "approve")
-    await r.delete(k.user_open("wangfang"))  # as the older layout had it: a set
-    await r.sadd(k.old_user_tasks("wangfang"), first.id, second.id, decided.id)
-
-    assert (await migrate(engine)).open_steps == 2
-    mine = await engine.my_approvals("wangfang")
-    assert ([x.id for x in mine.requests], mine.total) == ([first.id, second.id], 2)
-    assert not await r.exists(k.old_user_tasks("wangfang"))
-    assert (await migrate(engine)).open_steps == 0
-
-
-async def test_an_upgrade_without_migrate_hides_no_waiting_approval(engine: Engine, clock):
-    """Before `approvals-bot migrate` has run, the first read of a person's approvals moves
-    their older set into the sorted list: both still-open steps are listed, oldest first."""
+async def _older_layout_open_steps(engine: Engine, clock) -> list[str]:
+    """Two open steps and a decided one in wangfang's set, as the older layout kept them."""
     r, k = engine.store.redis, engine.keys
     first = await submitted(engine, fields=ANNUAL_2_DAYS)
     clock.advance(timedelta(hours=1))
@@ -196,10 +173,32 @@ async def test_an_upgrade_without_migrate_hides_no_waiting_approval(engine: Engi
     await engine.decide(decided.id, 0, decided.steps[0].assignee, "approve")
     await r.delete(k.user_open("wangfang"))
     await r.sadd(k.old_user_tasks("wangfang"), first.id, second.id, decided.id)
+    return [first.id, second.id]
+
+
+async def test_migrate_moves_open_steps_into_their_holders_lists_oldest_first(
+    engine: Engine, clock
+):
+    """Open steps kept in the older per-person set are listed in "my approvals" after
+    `approvals-bot migrate`, oldest first; one no longer held is dropped; a second run moves
+    nothing."""
+    still_open = await _older_layout_open_steps(engine, clock)
+
+    assert (await migrate(engine)).open_steps == 2
+    mine = await engine.my_approvals("wangfang")
+    assert ([x.id for x in mine.requests], mine.total) == (still_open, 2)
+    assert not await engine.store.redis.exists(engine.keys.old_user_tasks("wangfang"))
+    assert (await migrate(engine)).open_steps == 0
+
+
+async def test_an_upgrade_without_migrate_hides_no_waiting_approval(engine: Engine, clock):
+    """Before `approvals-bot migrate` has run, the first read of a person's approvals moves
+    their older set into the sorted list: both still-open steps are listed, oldest first."""
+    still_open = await _older_layout_open_steps(engine, clock)
 
     mine = await engine.my_approvals("wangfang")
-    assert ([x.id for x in mine.requests], mine.total) == ([first.id, second.id], 2)
-    assert not await r.exists(k.old_user_tasks("wangfang"))
+    assert ([x.id for x in mine.requests], mine.total) == (still_open, 2)
+    assert not await engine.store.redis.exists(engine.keys.old_user_tasks("wangfang"))
     assert (await migrate(engine)).open_steps == 0
 
 
