@@ -318,6 +318,13 @@ async def _read_ahead(pages: AsyncIterator[T]) -> AsyncIterator[T]:
         while (item := await queue.get()) is not None:
             if isinstance(item, Exception):
                 raise item
+            # Let the reader send its next request before this page's work holds the loop:
+            # redis-py checks a pooled connection with a zero-timeout read before it sends,
+            # which suspends the reader once, so without this Redis read the next page only
+            # after this one was done (a 42,867-row month: list 1.38 -> 0.76 s, export 1.94 ->
+            # 1.09 s, with Redis's script and this process's work now overlapping).
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
             yield item[0]
     finally:  # done, or the caller stopped early (a page of a list)
         producer.cancel()

@@ -58,7 +58,7 @@ class RunnerLimits:
     max_demand: float = 0.9  # … or while it runs or waits for a core this much of the time
     max_attempts: int = MAX_ATTEMPTS
     block_ms: int = 500
-    read_count: int = 32  # entries per read (8 cut two runners' turns/s ~13%: fewer turns in flight)
+    read_count: int = 32  # entries per read (8 cut two runners' turns/s ~13%)
     # In a process that also acks (serve): turns start once its acks have been quiet this
     # long, so a burst is acked before its turns compete for the event loop — but never wait
     # longer than ingress_max_defer_s (a steady stream of messages must not starve them).
