@@ -457,7 +457,6 @@ _CONNECTOR = re.compile(
     r"一直到|直到|到|至|和|跟|与|及|或者|或|还有|、|,)\s*(?:the\s+|on\s+|下午|上午)?\s*",
     re.IGNORECASE,
 )
-# Connectors that make a from-to range rather than a list of days.
 # "… and the day after (that)", "… 及次日": the day after the date just named, written without one.
 _DAY_AFTER = re.compile(
     r"\s*,?\s*(?:and|&|plus|\+|以及|和|及|跟|与|还有)\s*(?:also\s+)?"
@@ -465,6 +464,7 @@ _DAY_AFTER = re.compile(
     r"(?![A-Za-z])|第二天|次日|后一天)",
     re.IGNORECASE,
 )
+# Connectors that make a from-to range rather than a list of days.
 _RANGE_WORD = re.compile(
     r"\b(?:to|until|till|til|through|thru)\b|[-–—~]|一直到|直到|到|至", re.IGNORECASE
 )

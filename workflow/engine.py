@@ -254,10 +254,7 @@ class Engine(Queries):
         if replaces:
             old = versioned(PendingAction, got[1], id=replaces)
             if old is not None and old.actor == actor and old.status is PendingStatus.OPEN:
-                old.close(PendingStatus.CANCELLED, {"replaced_by": pending.id})
-                tx.expect(self.keys.pending(old.id), old.version).put(
-                    self.keys.pending(old.id), old
-                )
+                self._close_into(tx, old, PendingStatus.CANCELLED, {"replaced_by": pending.id})
         req_key, pending_key = self.keys.request(request.id), self.keys.pending(pending.id)
         tx.expect(req_key, 0).put(req_key, request)
         tx.hset(req_key, away.REACH_FIELD, away.request_reach(self.directory, request))
@@ -720,9 +717,20 @@ class Engine(Queries):
         """
         if pending is None or pending.status is not PendingStatus.OPEN:
             return
-        pending.close(PendingStatus.CONFIRMED)
+        self._close_into(tx, pending, PendingStatus.CONFIRMED)
+
+    def _close_into(
+        self,
+        tx: Tx,
+        pending: PendingAction,
+        status: PendingStatus,
+        kept: dict[str, Any] | None = None,
+    ) -> Tx:
+        """Close the pending action (`kept`: what a later click still reads) and queue its
+        write, guarded by the version it was read at, so a click counts once."""
+        pending.close(status, kept)
         key = self.keys.pending(pending.id)
-        tx.expect(key, pending.version).put(key, pending)
+        return tx.expect(key, pending.version).put(key, pending)
 
     async def _close_pending(self, pending: PendingAction | None, req: Request) -> None:
         """The change was already made (another click won): record the pending action as done."""
@@ -789,9 +797,7 @@ class Engine(Queries):
             reason=p.reason,
         )
         tx = await delegation.store(self, d)
-        pending.close(PendingStatus.CONFIRMED, {"delegation_id": d.id})
-        key = self.keys.pending(pending.id)
-        tx.expect(key, pending.version).put(key, pending)  # the click counts once
+        self._close_into(tx, pending, PendingStatus.CONFIRMED, {"delegation_id": d.id})
         await delegation.reassign(self, d, tx=tx)
         return Outcome(pending.kind, None, pending.id, delegation=d)
 
@@ -807,9 +813,7 @@ class Engine(Queries):
                 )
             if pending.status is PendingStatus.CANCELLED:
                 return pending
-            pending.close(PendingStatus.CANCELLED)
-            key = self.keys.pending(pending.id)
-            await self.store.apply(Tx().expect(key, pending.version).put(key, pending))
+            await self.store.apply(self._close_into(Tx(), pending, PendingStatus.CANCELLED))
             log.info("action_cancelled", pending_id=pending.id, kind=pending.kind.value)
             return pending
 
@@ -822,9 +826,9 @@ class Engine(Queries):
             pending = await self.pending_action(pending_id, actor)
             if pending.status is not PendingStatus.OPEN:
                 return False
-            pending.close(PendingStatus.CANCELLED, {"replaced_by": by})
-            key = self.keys.pending(pending.id)
-            await self.store.apply(Tx().expect(key, pending.version).put(key, pending))
+            await self.store.apply(
+                self._close_into(Tx(), pending, PendingStatus.CANCELLED, {"replaced_by": by})
+            )
             log.info("action_superseded", pending_id=pending.id, by=by)
             return True
 

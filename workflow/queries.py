@@ -318,10 +318,11 @@ class Queries:
 async def move_open_steps(engine: Queries, person: str, *, keep_old: bool = False) -> int:
     """Move a person's open steps from the older layout's set into their sorted list (by
     submission time), only the requests whose open step they still hold; then drop the set."""
-    keys, r = engine.keys, engine.store.redis
+    keys = engine.keys
     old = keys.old_user_tasks(person)
     tx, n = Tx(), 0
-    for req in await engine._requests(sorted(await r.smembers(old))):
+    [ids] = await engine.store.read(("smembers", [old]))
+    for req in await engine._requests(sorted(ids)):
         if (step := req.open_step()) is not None and step.assignee == person:
             tx.zadd(keys.user_open(person), task_score(req), req.id)
             n += 1

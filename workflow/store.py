@@ -27,6 +27,7 @@ from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
 from workflow.errors import OutcomeUnknown, StoreUnavailable
 from workflow.keys import OrgKeys
 from workflow.models import PendingAction, PendingStatus, Request
+from workflow.transactions import is_cluster
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -263,7 +264,7 @@ class Store:
         self.redis = redis
         self.keys = keys
         self._apply = redis.register_script(_APPLY_LUA)
-        self._cluster = type(redis).__name__ == "RedisCluster"
+        self._cluster = is_cluster(redis)
         if coalesce and self._cluster:
             raise ValueError("coalescing round trips needs one Redis, not a cluster")
         self._coalescer = _Coalescer(redis) if coalesce else None

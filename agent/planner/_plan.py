@@ -9,6 +9,7 @@ from typing import Any
 
 from agent.catalogue import say
 from agent.dates import find_dates
+from agent.i18n import fmt_date, fmt_range
 from agent.planner._context import Context, Lang
 from agent.planner._conversation import (
     Observation,
@@ -467,8 +468,6 @@ def ctx_types(task: Task) -> tuple[str, ...]:
 
 
 def _days_or_range(slots: dict[str, Any], lang: Lang) -> str:
-    from agent.i18n import fmt_date
-
     days = slots["listed"]
     shown = [fmt_date(d, lang) for d in days]
     listing = say("word.and_sep", lang).join(shown)
@@ -477,8 +476,6 @@ def _days_or_range(slots: dict[str, Any], lang: Lang) -> str:
 
 def _already_submitted(draft: Draft, lang: Lang) -> str:
     """Which submitted request cannot be changed, by its type and dates as well as its id."""
-    from agent.i18n import fmt_range
-
     dates = fmt_range(draft.start, draft.end, draft.start_half, draft.end_half, lang)
     what = text("leave_on", lang, kind=leave_name(draft.leave_type, lang), dates=dates)
     return text("already_submitted", lang, what=what, request_id=draft.request_id)

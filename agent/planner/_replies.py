@@ -75,19 +75,19 @@ def item_line(item: dict[str, Any]) -> str:
     return f"• {request_id} — {label}" if label else f"• {request_id}"
 
 
+def _type_word(key: str, lang: Lang) -> str | None:
+    """The catalogue's word for a leave type ('annual' / '年假'), None for a type it lacks."""
+    code = f"planner.type.{key}"
+    return say(code, lang) if code in CATALOGUE else None
+
+
 def leave_name(key: str, lang: Lang) -> str:
     """A leave type as running text: 'annual leave' / '年假'; plain 'leave' / '假' if unknown."""
-    code = f"planner.type.{key}"
-    return (
-        say("planner.leave_named", lang, kind=say(code, lang))
-        if code in CATALOGUE
-        else say("planner.leave_unnamed", lang)
-    )
+    if (word := _type_word(key, lang)) is None:
+        return say("planner.leave_unnamed", lang)
+    return say("planner.leave_named", lang, kind=word)
 
 
 def type_list(keys: tuple[str, ...], lang: Lang) -> str:
     """The organisation's leave types in running text: 'annual, sick or unpaid' / '年假、病假、无薪假'."""
-    names = [
-        say(f"planner.type.{k}", lang) if f"planner.type.{k}" in CATALOGUE else k for k in keys
-    ]
-    return _or_list(names, lang)
+    return _or_list([_type_word(k, lang) or k for k in keys], lang)

@@ -168,7 +168,7 @@ class SandboxApi:
         for p in directory:
             if not p.slack_user_id:
                 continue
-            pending = (await engine.my_approvals(p.id)).total
+            pending = (await engine.my_approvals(p.id, limit=1)).total  # the count alone
             manager = directory.find(p.manager) if p.manager else None
             user = self.ws.user(p.slack_user_id)
             out.append(
