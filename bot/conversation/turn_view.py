@@ -1,16 +1,20 @@
 """One agent turn shown on a surface: which step event becomes which part of the thread, decided once.
 
-A surface (a Slack thread, a Feishu thread) says how it shows a step, a confirm card, a notice
-and the answer; `show_turn` feeds it a turn's events in order.
+A surface (a Slack thread, a Feishu thread, the terminal) says how it shows a step, a confirm
+card, a notice and the answer; `show_turn` feeds it a turn's events in order, and records in
+the queue's journal, for every surface alike, that the answer went out.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Protocol
 
 from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
+from agent.loop import Agent
 from bot.presentation.steps import TaskStatus, step_output
+from bot.queue.journal import ANSWERED, TurnJournal
 
 
 class TurnView(Protocol):
@@ -33,21 +37,45 @@ class TurnView(Protocol):
         ...
 
 
-async def show_turn(events: AsyncIterator[StepEvent], view: TurnView) -> FinalAnswer | None:
-    """Show every event of a turn; returns its final answer (None: the turn gave none)."""
+def agent_turn(
+    agent: Agent, thread: str, actor: str, text: str, journal: TurnJournal | None
+) -> AsyncIterator[StepEvent]:
+    """The agent's turn, for `show_turn`. `journal`: the queue's record of the turn (its runner
+    holds the thread's lease, so the memory lock is not taken), whose staged records go out
+    in the round trip that saves the turn to memory; None: a turn run outside the queue."""
+    if journal is None:
+        return agent.run(thread, actor, text)
+    return agent.run(thread, actor, text, leased=True, save_with=journal.staged)
+
+
+async def show_turn(
+    events: AsyncIterator[StepEvent], view: TurnView, journal: TurnJournal | None = None
+) -> FinalAnswer | None:
+    """Show every event of a turn; returns its final answer (None: the turn gave none).
+
+    `journal`: the queue's record of the turn. That the answer was shown is staged there and
+    sent with the turn's save to memory, which follows at once (`agent_turn`): one round trip
+    for both, so a runner that dies after the save leaves a turn the next runner ends
+    silently. A turn that ends without a save sends it on its own, at the end.
+    """
+    journal = journal or TurnJournal.none()
     final = None
-    async for event in events:
-        match event:
-            case ToolStarted():
-                await view.task(event.call_id, event.title, "in_progress")
-            case ToolFinished():
-                status: TaskStatus = "complete" if event.ok else "error"
-                await view.task(event.call_id, event.title, status, step_output(event))
-            case ProposalReady():
-                await view.card(event)
-            case Notice():
-                await view.notice(event.text)
-            case FinalAnswer():
-                final = event
-                await view.finish(event.text)
+    try:
+        async for event in events:
+            match event:
+                case ToolStarted():
+                    await view.task(event.call_id, event.title, "in_progress")
+                case ToolFinished():
+                    status: TaskStatus = "complete" if event.ok else "error"
+                    await view.task(event.call_id, event.title, status, step_output(event))
+                case ProposalReady():
+                    await view.card(event)
+                case Notice():
+                    await view.notice(event.text)
+                case FinalAnswer():
+                    final = event
+                    await view.finish(event.text)
+                    journal.stage(ANSWERED, "1")
+    finally:
+        await asyncio.shield(journal.flush())
     return final

@@ -31,6 +31,7 @@ from bot.conversation import Answer, CardLifecycle, CardRegistry, Interactions, 
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_leave
 from bot.conversation.interactions import At
+from bot.conversation.turn_view import agent_turn
 from bot.feishu import cards, forms
 from bot.feishu.client import FeishuClient
 from bot.feishu.counter_form import parse_counter_form
@@ -44,6 +45,7 @@ from bot.feishu.turns import CardThread
 from bot.once import Once
 from bot.presentation.card_views import Closed
 from bot.queue import QueueUnavailable, TurnJournal, Turns
+from bot.queue.journal import ANSWERED
 from bot.runtime import Runtime
 from bot.tasks import BackgroundTasks
 from bot.wording import not_in_directory, say
@@ -325,8 +327,7 @@ class FeishuBot:
             )
             return
         locale = detect_locale(text or "", person.locale if person else "zh")
-        leased = journal is not None
-        journal = journal or TurnJournal.none()
+        queued, journal = journal, journal or TurnJournal.none()
         view = CardThread(
             self.client,
             root_id,
@@ -351,10 +352,11 @@ class FeishuBot:
                 return
             if text.strip() in forms.COMMANDS:  # like Slack's /leave: the form, not the agent
                 await view.reply("interactive", self.leave_form(person))
-                await journal.put("answered", "1")
+                await journal.put(ANSWERED, "1")
                 return
-            await view.render(self.runtime.agent.run(thread, person.id, text, leased=leased))
-            await journal.put("answered", "1")
+            await view.render(
+                agent_turn(self.runtime.agent, thread, person.id, text, queued), journal
+            )
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
             log.error("feishu_turn_failed", error=str(e))
             await self._say(view, wording.store_unreachable(locale))

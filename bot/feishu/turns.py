@@ -23,6 +23,7 @@ from bot.feishu.client import FeishuClient
 from bot.feishu.errors import FeishuError
 from bot.presentation.confirm import proposal_card
 from bot.presentation.steps import TaskLine, TaskStatus
+from bot.queue.journal import TurnJournal
 from workflow.engine import Engine
 
 log = structlog.get_logger("feishu")
@@ -106,7 +107,9 @@ class CardThread:
     async def notice(self, text: str) -> None:
         await self.say(text)
 
-    async def render(self, events: AsyncIterator[StepEvent]) -> FinalAnswer | None:
-        """Show every event of a turn; returns its final answer."""
+    async def render(
+        self, events: AsyncIterator[StepEvent], journal: TurnJournal | None = None
+    ) -> FinalAnswer | None:
+        """Show every event of a turn; returns its final answer. `journal`: the queue's (show_turn)."""
         await self._steps(force=True)
-        return await show_turn(events, self)
+        return await show_turn(events, self, journal)

@@ -41,8 +41,10 @@ from bot.conversation import (
 from bot.conversation.feeds import CalendarFeeds
 from bot.conversation.forms import approvers_preview, submit_delegation, submit_leave
 from bot.conversation.interactions import At
+from bot.conversation.turn_view import agent_turn
 from bot.presentation.card_views import Closed, CounterForm
 from bot.queue import QueueUnavailable, TurnJournal
+from bot.queue.journal import ANSWERED
 from bot.runtime import Runtime
 from bot.slack import blocks, blocks_counter, blocks_delegation, blocks_home
 from bot.slack.edge import SlackEdge
@@ -278,8 +280,7 @@ class SlackBot:
         `journal`: the queue's record of what an earlier run of this turn posted (the runner
         holds the thread's lease); None: run outside the queue, under the memory lock.
         """
-        leased = journal is not None
-        journal = journal or TurnJournal.none()
+        queued, journal = journal, journal or TurnJournal.none()
         locale = detect_locale(text)
         try:
             if person is None:  # unknown, or Slack failed when we asked: ask again, now
@@ -290,7 +291,7 @@ class SlackBot:
                     thread_ts=thread_ts,
                     text=not_in_directory(locale, self.hr_name),
                 )
-                await journal.put("answered", "1")
+                await journal.put(ANSWERED, "1")
                 return
             locale = detect_locale(text, person.locale)
             # one language in the thread: the one they wrote in, for the answer and its cards
@@ -315,15 +316,8 @@ class SlackBot:
                 journal=journal,
                 actor=person.id,
             )
-            await view.render(
-                self.runtime.agent.run(
-                    thread_key(team, channel, thread_ts),
-                    person.id,
-                    text,
-                    leased=leased,
-                    save_with=journal.staged,
-                )
-            )
+            thread = thread_key(team, channel, thread_ts)
+            await view.render(agent_turn(self.runtime.agent, thread, person.id, text, queued))
         except (StoreUnavailable, redis.exceptions.RedisError, OSError) as e:
             log.error("slack_turn_failed", error=str(e))
             await self._say(channel, thread_ts, wording.store_unreachable(locale))

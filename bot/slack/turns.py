@@ -22,7 +22,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.events import FinalAnswer, ProposalReady, StepEvent
 from bot.conversation.turn_view import show_turn
 from bot.presentation.confirm import proposal_card
-from bot.queue.journal import ANSWERED, TurnJournal
+from bot.queue.journal import TurnJournal
 from bot.slack.blocks import TaskLine, confirm_card, plan_message
 from bot.slack.blocks_cards import render
 from bot.wording import say
@@ -185,13 +185,6 @@ class ThreadView:
         await self.journal.put(slot, "1")
 
     async def finish(self, text: str) -> None:
-        await self._finish(text)
-        # recorded with the turn's save to memory, which follows at once (one round trip for
-        # both: the window in which a dead runner's answer is not yet recorded is no longer);
-        # by render itself if the turn ends without one
-        self.journal.stage(ANSWERED, "1")
-
-    async def _finish(self, text: str) -> None:
         if self._stream is None and self.streaming and (ts := self.journal.get("stream")):
             self._stream = ResumedStream(self.client, self.channel, ts)  # end the earlier run's
         if self._stream is not None and self.streaming:
@@ -212,9 +205,6 @@ class ThreadView:
         """Show every event of a turn; returns its final answer."""
         await self.status(say("steps.is_thinking", self.locale))
         try:
-            return await show_turn(events, self)
+            return await show_turn(events, self, self.journal)
         finally:
-            try:
-                await asyncio.shield(self.journal.flush())
-            finally:
-                await asyncio.shield(self.status(""))
+            await asyncio.shield(self.status(""))
