@@ -46,6 +46,15 @@ def detect_locale(text: str, default: str = "en") -> str:
     return "en" if _LATIN_WORD.search(text) else default
 
 
+def in_sentence(text: str, locale: str) -> str:
+    """A name (or a phrase it starts) as it reads inside an English sentence: a sentence-cased
+    name drops its capital ("Sick leave, Thu 3 Dec" -> "sick leave, Thu 3 Dec"); an acronym
+    ("PTO", "PO number") and Chinese stay as written."""
+    if locale == "zh" or len(text) < 2 or not (text[0].isupper() and text[1].islower()):
+        return text
+    return text[0].lower() + text[1:]
+
+
 def fmt_days(days: float, locale: str) -> str:
     """'1 working day', '2.5 working days' / '2.5 个工作日'."""
     return say("days.working.one" if days == 1 else "days.working", locale, n=f"{days:g}")

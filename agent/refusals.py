@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date
 
 from agent.catalogue import CATALOGUE, say
-from agent.i18n import fmt_date, fmt_range
+from agent.i18n import fmt_date, fmt_range, in_sentence
 from workflow.config import FieldDef
 from workflow.errors import FieldProblem, OverlappingLeave, ValidationFailed, WorkflowError
 from workflow.models import LeaveEntry
@@ -54,12 +54,7 @@ def problem_text(problem: FieldProblem, locale: str, value: str | None = None) -
 
 def label_in_sentence(f: FieldDef, locale: str) -> str:
     """A field's label as it reads inside a sentence: '项目编号', 'project code', 'PO number'."""
-    if locale == "zh":
-        return f.label_zh
-    label = f.label
-    if len(label) > 1 and label[0].isupper() and label[1].islower():
-        return label[0].lower() + label[1:]
-    return label
+    return in_sentence(f.label_zh if locale == "zh" else f.label, locale)
 
 
 def refusal_step(e: WorkflowError, locale: str) -> str:

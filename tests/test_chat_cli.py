@@ -181,3 +181,24 @@ def test_a_message_in_chinese_gets_its_card_prompt_and_outcome_in_chinese():
     assert "  │ 类型        年假\n" in out and "  │ 提交后余额  剩余 22 天\n" in out
     assert "提交？[y/N]" in out and "（已确认：年假" in out
     assert "Submit" not in out and "Annual leave" not in out
+
+
+def test_the_prepared_sentence_names_the_leave_type_as_running_text():
+    """Mid-sentence a type reads as a word of the sentence ("Prepared sick leave, …"); on the
+    card, at the head of its line, it keeps its capital. Chinese has no capitals to drop."""
+    done = chat("oliver", ["I'm sick tomorrow", "n"])
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "bot> Prepared sick leave, Thu 3 Dec 2026 (1 working day), approval by Emma" in out
+    assert "  │ Type           Sick leave\n" in out
+    done = chat("zhangsan", ["明天病假", "n"])
+    assert done.returncode == 0, done.stderr
+    assert "bot> 已准备：病假，2026年12月3日（周四）（1 个工作日），审批人 王芳。" in done.stdout
+
+
+def test_a_type_named_mid_sentence_keeps_an_acronym():
+    from agent.i18n import in_sentence
+
+    assert in_sentence("Sick leave, Thu 3 Dec 2026", "en") == "sick leave, Thu 3 Dec 2026"
+    assert in_sentence("PTO, Thu 3 Dec 2026", "en") == "PTO, Thu 3 Dec 2026"
+    assert in_sentence("病假，2026年12月3日", "zh") == "病假，2026年12月3日"

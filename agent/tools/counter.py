@@ -16,7 +16,7 @@ from agent.dates import resolve_date, weekday_alone
 from agent.i18n import fmt_days, fmt_range
 from agent.tools.base import Observation, Tool, ToolArgs, ToolContext
 from agent.tools.dates_arg import one_date
-from agent.tools.describe import what
+from agent.tools.describe import what_in_sentence
 from agent.tools.drafts import live_draft
 from agent.tools.propose import awaiting_click
 from agent.tools.read import REQUEST_ID
@@ -59,7 +59,9 @@ async def propose_counter(ctx: ToolContext, args: ProposeCounterArgs) -> Observa
     who = engine.person(req.requester).name
     shown = fmt_range(dates.start, dates.end, False, False, loc)
     days = proposal.working_days
-    summary = say("propose.counter", loc, who=who, what=what(req, engine.config, loc), dates=shown)
+    summary = say(
+        "propose.counter", loc, who=who, what=what_in_sentence(req, engine.config, loc), dates=shown
+    )
     fields = {
         "requester": who,
         "start": dates.start.isoformat(),

@@ -6,7 +6,7 @@ from datetime import date
 from typing import Any
 
 from agent.catalogue import CATALOGUE, say
-from agent.i18n import fmt_amount, fmt_days, fmt_range
+from agent.i18n import fmt_amount, fmt_days, fmt_range, in_sentence
 from workflow.config import OrgConfig
 from workflow.directory import Directory
 from workflow.leave import Balance
@@ -30,6 +30,11 @@ def half_day(fields: dict[str, Any]) -> str:
 def what(req: Request, config: OrgConfig, locale: str) -> str:
     """'Sick leave, Thu 3 Dec 2026 – Thu 10 Dec 2026 (6 working days)' or 'Expense claim: 320.00 CNY (meals)'."""
     return what_of(req.kind, req.process, req.fields, req.derived, config, locale)
+
+
+def what_in_sentence(req: Request, config: OrgConfig, locale: str) -> str:
+    """`what` inside a sentence: "Prepared sick leave, Thu 3 Dec 2026 (1 working day), …"."""
+    return in_sentence(what(req, config, locale), locale)
 
 
 def what_of(

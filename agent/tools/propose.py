@@ -22,7 +22,7 @@ from agent.tools.base import (
     org_schema,
 )
 from agent.tools.dates_arg import span
-from agent.tools.describe import half_day, what
+from agent.tools.describe import half_day, what_in_sentence
 from agent.tools.drafts import live_draft, live_pending, remember, unchanged_draft
 from agent.tools.read import REQUEST_ID
 from workflow.engine import Proposal
@@ -67,7 +67,9 @@ async def awaiting_click(
 
 def _unchanged(ctx: ToolContext, pending_id: str, draft: Request) -> Observation:
     """A correction that changes nothing: no new card; the live one stays as it is."""
-    summary = say("propose.unchanged", ctx.locale, what=what(draft, ctx.engine.config, ctx.locale))
+    summary = say(
+        "propose.unchanged", ctx.locale, what=what_in_sentence(draft, ctx.engine.config, ctx.locale)
+    )
     return ok(
         summary,
         status="unchanged",
@@ -148,7 +150,8 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
     if after is not None and after.available is not None:
         left = say("propose.left", loc, n=f"{after.available:g}")
     summary = (
-        say("propose.request", loc, what=what(req, ctx.engine.config, loc), chain=chain) + left
+        say("propose.request", loc, what=what_in_sentence(req, ctx.engine.config, loc), chain=chain)
+        + left
     )
     if req.filed_by:  # HR's draft for someone: the card and the answer say whose it is
         summary += say("proposal.on_behalf", loc, who=ctx.engine.person(req.requester).name)
@@ -185,7 +188,9 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
     )
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
-    summary = say("propose.request", loc, what=what(req, ctx.engine.config, loc), chain=chain)
+    summary = say(
+        "propose.request", loc, what=what_in_sentence(req, ctx.engine.config, loc), chain=chain
+    )
     return await awaiting_click(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
@@ -206,7 +211,7 @@ async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Obser
         f"propose.{args.decision}",
         loc,
         who=d.get(req.requester).name,
-        what=what(req, ctx.engine.config, loc),
+        what=what_in_sentence(req, ctx.engine.config, loc),
     )
     fields = {
         "decision": args.decision,
@@ -227,7 +232,7 @@ async def propose_withdraw(ctx: ToolContext, args: ProposeWithdrawArgs) -> Obser
     replaced = await live_draft(ctx, PendingKind.WITHDRAW, request_id)
     proposal = await ctx.engine.prepare_withdraw(ctx.actor.id, request_id, args.reason)
     loc, req = ctx.locale, proposal.request
-    summary = say("propose.withdraw", loc, what=what(req, ctx.engine.config, loc))
+    summary = say("propose.withdraw", loc, what=what_in_sentence(req, ctx.engine.config, loc))
     return await awaiting_click(ctx, proposal, summary, {"reason": args.reason}, replaced)
 
 
@@ -248,7 +253,13 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
     # the day in the asker's zone: a clock time here would need its zone named
     at = req.submitted_at or ctx.engine.clock.now()
     since = fmt_date(at.astimezone(ZoneInfo(ctx.actor.timezone)).date(), loc)
-    summary = say("propose.remind", loc, to=to, what=what(req, ctx.engine.config, loc), since=since)
+    summary = say(
+        "propose.remind",
+        loc,
+        to=to,
+        what=what_in_sentence(req, ctx.engine.config, loc),
+        since=since,
+    )
     return await awaiting_click(ctx, proposal, summary, {"to": to, "note": args.note}, replaced)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent.tools.describe import what, where_it_is
+from agent.tools.describe import what, what_in_sentence, where_it_is
 from bot import wording
 from bot.presentation import counter
 from bot.presentation.model import (
@@ -77,7 +77,7 @@ def _details(
 
 def decision_actions(req: Request, step: Step, engine: Engine, locale: str) -> tuple[Action, ...]:
     """[Approve] (asks "are you sure?", saying where it goes next) and [Reject] (asks for a reason)."""
-    who, it = name_of(engine, req.requester), what(req, engine.config, locale)
+    who, it = name_of(engine, req.requester), what_in_sentence(req, engine.config, locale)
     if step.index + 1 < len(req.steps):
         nxt = req.steps[step.index + 1]
         then = say(
