@@ -191,15 +191,19 @@ async def test_migrate_moves_open_steps_into_their_holders_lists_oldest_first(
     assert (await migrate(engine)).open_steps == 0
 
 
-async def test_an_upgrade_without_migrate_hides_no_waiting_approval(engine: Engine, clock):
-    """Before `approvals-bot migrate` has run, the first read of a person's approvals moves
-    their older set into the sorted list: both still-open steps are listed, oldest first."""
+async def test_migrate_keep_old_keeps_the_older_sets_however_often_they_are_read(
+    engine: Engine, clock
+):
+    """`approvals-bot migrate --keep-old` moves the open steps and leaves the older sets where
+    they were: reading "my approvals" lists the moved steps and leaves the sets alone too."""
     still_open = await _older_layout_open_steps(engine, clock)
+    old = engine.keys.old_user_tasks("wangfang")
 
-    mine = await engine.my_approvals("wangfang")
-    assert ([x.id for x in mine.requests], mine.total) == (still_open, 2)
-    assert not await engine.store.redis.exists(engine.keys.old_user_tasks("wangfang"))
-    assert (await migrate(engine)).open_steps == 0
+    assert (await migrate(engine, keep_old=True)).open_steps == 2
+    for _ in range(2):
+        mine = await engine.my_approvals("wangfang")
+        assert ([x.id for x in mine.requests], mine.total) == (still_open, 2)
+    assert await engine.store.redis.scard(old) == 3
 
 
 async def test_a_list_reads_a_records_own_fields_without_its_steps(engine: Engine):

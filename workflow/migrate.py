@@ -26,9 +26,8 @@ from workflow import away, whos_out
 from workflow.codec import OLD_FIELD
 from workflow.engine import Engine
 from workflow.models import Delegation, LeaveEntry, Request, RequestStatus
-from workflow.queries import move_open_steps
 from workflow.store import Conflict, Tx, hmget_record, versioned
-from workflow.transitions import Change
+from workflow.transitions import Change, task_score
 
 PAGE = 500
 
@@ -136,7 +135,16 @@ async def _index_open_steps(engine: Engine, *, keep_old: bool) -> int:
     prefix, suffix = keys.old_user_tasks("*").split("*")
     async for key in r.scan_iter(match=keys.old_user_tasks("*"), count=1000):
         person = key.removeprefix(prefix).removesuffix(suffix)
-        n += await move_open_steps(engine, person, keep_old=keep_old)
+        tx = Tx()
+        [ids] = await engine.store.read(("smembers", [key]))
+        for req in await engine._requests(sorted(ids)):
+            if (step := req.open_step()) is not None and step.assignee == person:
+                tx.zadd(keys.user_open(person), task_score(req), req.id)
+                n += 1
+        if not keep_old:
+            tx.delete(key)
+        if tx.ops:
+            await engine.store.apply(tx)
     return n
 
 

@@ -16,8 +16,7 @@ from workflow.errors import NotAllowed, NotFound, ValidationFailed
 from workflow.keys import OrgKeys
 from workflow.leave import Balance, balance
 from workflow.models import Delegation, PendingAction, Request, RequestStatus
-from workflow.store import Store, Tx, hmget_record, versioned
-from workflow.transitions import task_score
+from workflow.store import Store, hmget_record, versioned
 
 # Who may read any request's details, besides its requester and its approvers.
 READ_ALL_ROLE = "hr"
@@ -186,20 +185,13 @@ class Queries:
             key = self.keys.user_open(h)
             # redis-py's zrange(name, start, end, desc, withscores): the oldest, with their scores
             reads += [("zrange", [key, 0, limit - 1, False, True]), ("zcard", [key])]
-            reads.append(("exists", [self.keys.old_user_tasks(h)]))
         got = await self.store.read(*reads)
-        if older := [h for h, n in zip(holders, got[2::3], strict=True) if n]:
-            # steps still in the older layout's set (not migrated yet): moved now, once, so an
-            # upgrade without `approvals-bot migrate` hides no one's waiting approvals
-            for h in older:
-                await move_open_steps(self, h)
-            return await self.my_approvals(person_id, limit)
-        scored = {i: float(s) for page in got[::3] for i, s in page}
+        scored = {i: float(s) for page in got[::2] for i, s in page}
         ids = sorted(scored, key=lambda i: (scored[i], i))[:limit]
         requests = await self._requests(ids)
         open_ = [r for r in requests if (s := r.open_step()) is not None and s.assignee in holders]
         # a request is in one holder's list only, so the counts add up
-        return Approvals(open_, sum(int(n) for n in got[1::3]))
+        return Approvals(open_, sum(int(n) for n in got[1::2]))
 
     async def balances(self, person_id: str, year: int | None = None) -> list[Balance]:
         """Allowance, used, pending and available days of each leave type for a year."""
@@ -313,21 +305,3 @@ class Queries:
     async def delegations(self) -> list[Delegation]:
         [raw] = await self.store.read(("hgetall", [self.keys.delegations]))
         return [Delegation.model_validate_json(v) for v in raw.values()]
-
-
-async def move_open_steps(engine: Queries, person: str, *, keep_old: bool = False) -> int:
-    """Move a person's open steps from the older layout's set into their sorted list (by
-    submission time), only the requests whose open step they still hold; then drop the set."""
-    keys = engine.keys
-    old = keys.old_user_tasks(person)
-    tx, n = Tx(), 0
-    [ids] = await engine.store.read(("smembers", [old]))
-    for req in await engine._requests(sorted(ids)):
-        if (step := req.open_step()) is not None and step.assignee == person:
-            tx.zadd(keys.user_open(person), task_score(req), req.id)
-            n += 1
-    if not keep_old:
-        tx.delete(old)
-    if tx.ops:
-        await engine.store.apply(tx)
-    return n
