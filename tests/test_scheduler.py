@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.conftest import delete_org, open_real_redis
-from tests.helpers import ANNUAL_2_DAYS, submitted
+from tests.helpers import ANNUAL_2_DAYS, TEAM_LUNCH, submitted
 from workflow.clock import FixedClock
 from workflow.counter import Dates
 from workflow.engine import Engine
@@ -270,3 +270,28 @@ async def test_the_approvers_clock_stands_still_while_the_requester_weighs_other
         assert restart <= first[kind] < restart + timedelta(hours=1), kind
     [escalated] = await events(engine, "step_escalated")
     assert (escalated["previous"], escalated["assignee"]) == ("wangfang", "david")
+
+
+async def test_the_digest_counts_every_waiting_step_and_looks_past_the_oldest_page(
+    engine: Engine,
+):
+    """Sarah (finance) holds 21 claims: the oldest 20 reached her this morning after 09:00 (they
+    came with their own cards), the newest has waited since yesterday. Her digest is queued
+    all the same, and counts all 21 (not the 20 of the oldest page)."""
+    clock = use_clock(engine, at(LONDON, 2026, 12, 2, 10, 0))
+    scheduler = Scheduler(engine)
+    await scheduler.periodic()  # the digests fall due from tomorrow 09:00 on
+    claim = {**TEAM_LUNCH, "amount": 1500}  # over 1,000: the manager, then finance
+    claims = []
+    for _ in range(21):
+        claims.append(await submitted(engine, fields=claim, process="expense"))
+        clock.advance(timedelta(minutes=1))
+    await engine.decide(claims[-1].id, 0, "wangfang", "approve")
+    clock.advance(timedelta(hours=23))  # Thursday 09:5x London: after the digest time
+    for c in claims[:-1]:
+        await engine.decide(c.id, 0, "wangfang", "approve")
+    mine = await engine.my_approvals("sarah")
+    assert mine.total == 21 and claims[-1].id not in [r.id for r in mine.requests]
+    assert await scheduler.periodic() >= 1
+    digests = await events(engine, "daily_digest")
+    assert [(d["person"], d["count"]) for d in digests] == [("sarah", 21)]

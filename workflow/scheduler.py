@@ -35,6 +35,7 @@ from workflow.models import (
     RoutingCode,
     Step,
 )
+from workflow.queries import APPROVALS_PAGE
 from workflow.routing import route
 from workflow.store import Conflict, Tx, hmget_record, versioned
 from workflow.transitions import (
@@ -410,22 +411,19 @@ class Scheduler:
         morning = datetime.combine(
             date.fromisoformat(day), time.fromisoformat(self.engine.config.policy.digest_time), tz
         )
-        pending = [
-            r
-            for r in (await self.engine.my_approvals(person)).requests
-            if (s := r.open_step()) is not None
-            and s.assigned_at is not None
-            and s.assigned_at < morning
-        ]
-        if not pending:  # anything assigned later today comes with its own card
+        mine = await self.engine.my_approvals(person)
+        waited = [r for r in mine.requests if _assigned_before(r, morning)]
+        if not waited and mine.total > len(mine.requests):
+            # the oldest page all reached them this morning: one of the rest may have waited
+            # longer (a step moves on to them in its own time, not in order of submission)
+            mine = await self.engine.my_approvals(person, limit=mine.total)
+            waited = [r for r in mine.requests if _assigned_before(r, morning)]
+        if not waited:  # anything assigned later today comes with its own card
             return 0
-        return await self._queue_once(
-            "digest",
-            person,
-            day,
-            EventType.DAILY_DIGEST,
-            {"person": person, "count": len(pending), "request_ids": [r.id for r in pending]},
-        )
+        # the digest counts everything waiting (as its card does), and names the oldest
+        ids = [r.id for r in waited[:APPROVALS_PAGE]]
+        data = {"person": person, "count": mine.total, "request_ids": ids}
+        return await self._queue_once("digest", person, day, EventType.DAILY_DIGEST, data)
 
     async def _queue_weekly(self, manager: str, today) -> int:
         year, week, _ = today.isocalendar()
@@ -438,3 +436,9 @@ class Scheduler:
             "end": (monday + timedelta(days=4)).isoformat(),
         }
         return await self._queue_once("weekly", manager, period, EventType.WEEKLY_OUT, data)
+
+
+def _assigned_before(request: Request, moment: datetime) -> bool:
+    """Its open step was assigned to its holder before `moment`."""
+    step = request.open_step()
+    return step is not None and step.assigned_at is not None and step.assigned_at < moment

@@ -64,7 +64,6 @@ BUTTON_MAX = 40
 TOAST_MAX = 200
 REASON_MAX = 500
 TASKS_MAX = 30
-LIST_MAX = 10
 _MARKS = {"pending": "○", "in_progress": "⏳", "complete": "✅", "error": "❌"}
 
 

@@ -12,17 +12,16 @@ from bot import wording
 from bot.notices import Kind, Notice, Plan
 from bot.presentation import bulk, counter, requests
 from bot.presentation.model import Card, Paragraph, Reader, Tone
+from bot.presentation.text import Listed, listed
 from bot.wording import say
 from workflow.engine import Engine
 from workflow.models import Request
 from workflow.queries import OutEntry
 
-LIST_MAX = 10
 
-
-def _more(lines: list[str], total: int, locale: str) -> list[str]:
-    if total > LIST_MAX:
-        lines.append(say("line.and_more", locale, n=total - LIST_MAX))
+def _more(lines: list[str], shown: Listed[Any], locale: str) -> list[str]:
+    if shown.more:
+        lines.append(say("line.and_more", locale, n=shown.more))
     return lines
 
 
@@ -33,18 +32,18 @@ def digest_card(
 
     `requests_` may be the oldest few of `total` (default: all of them)."""
     locale = reader.locale
-    total = len(requests_) if total is None else max(total, len(requests_))
-    title = wording.digest_title(total, locale)
+    page = listed(requests_, total)
+    title = wording.digest_title(page.total, locale)
     lines = [
         f"• {wording.name_of(engine, r.requester)}: {what(r, engine.config, locale)}"
-        for r in requests_[:LIST_MAX]
+        for r in page.shown
     ]
     return Card(
         fallback=title,
         title=title,
-        lead=(Paragraph("\n".join(_more(lines, total, locale)) or "—"),),
+        lead=(Paragraph("\n".join(_more(lines, page, locale)) or "—"),),
         context=(say("line.digest_where", locale),),
-        checklist=bulk.approve_selected(requests_[:LIST_MAX], engine, locale),
+        checklist=bulk.approve_selected(page.shown, engine, locale),
     )
 
 
@@ -52,12 +51,13 @@ def weekly_out_card(out: list[OutEntry], start: date, end: date, reader: Reader)
     """Who in the team is out next week: names and dates only."""
     locale = reader.locale
     title = wording.weekly_out_title(start, end, locale)
+    page = listed(out)
     lines = [
         f"• {o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, locale)}"
         + (say("value.awaiting", locale) if o.tentative else "")
-        for o in out[:LIST_MAX]
+        for o in page.shown
     ]
-    body = "\n".join(_more(lines, len(out), locale)) or wording.nobody_out(locale)
+    body = "\n".join(_more(lines, page, locale)) or wording.nobody_out(locale)
     return Card(fallback=title, title=title, lead=(Paragraph(body),))
 
 

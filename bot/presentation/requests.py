@@ -18,13 +18,12 @@ from bot.presentation.model import (
     Reader,
     Tone,
 )
-from bot.presentation.text import truncate
+from bot.presentation.text import listed, truncate
 from bot.wording import name_of, say, step_name, step_of
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus, Step
 from workflow.queries import OutEntry, RequestView
 
-LIST_MAX = 10  # people listed on a card before "and N more"
 REASON_MAX = 500
 
 _OUTCOME_TONES = {
@@ -56,9 +55,10 @@ def _team_out(entries: Sequence[OutEntry], locale: str) -> Paragraph:
     label = say("label.team_out", locale)
     if not entries:
         return Paragraph(say("word.nobody", locale), label=label)
-    lines = [f"• {wording.out_line(o, locale)}" for o in entries[:LIST_MAX]]
-    if len(entries) > LIST_MAX:
-        lines.append(say("line.and_more", locale, n=len(entries) - LIST_MAX))
+    page = listed(entries)
+    lines = [f"• {wording.out_line(o, locale)}" for o in page.shown]
+    if page.more:
+        lines.append(say("line.and_more", locale, n=page.more))
     return Paragraph("\n".join(lines), label=label)
 
 

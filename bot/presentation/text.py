@@ -4,12 +4,36 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from bot.presentation.model import Card
 from bot.presentation.steps import TaskLine
 
 ELLIPSIS = "…"
+LIST_MAX = 10  # people and requests listed on one card, tab or digest before "…and N more"
+T = TypeVar("T")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+@dataclass(frozen=True)
+class Listed(Generic[T]):
+    """What a list shows of its items, and of how many in all."""
+
+    shown: list[T]
+    total: int
+
+    @property
+    def more(self) -> int:
+        """How many it leaves out: its "…and N more"."""
+        return self.total - len(self.shown)
+
+
+def listed(items: Sequence[T], total: int | None = None, limit: int = LIST_MAX) -> Listed[T]:
+    """The first `limit` of `items`, of `total` in all (the items may be the first page of
+    more; default: the items themselves). One sum for every list that says "…and N more"."""
+    return Listed(list(items[:limit]), len(items) if total is None else max(total, len(items)))
 
 
 def truncate(text: str, limit: int) -> str:

@@ -43,6 +43,7 @@ from bot.conversation.forms import approvers_preview, submit_delegation, submit_
 from bot.conversation.interactions import At
 from bot.conversation.turn_view import agent_turn
 from bot.presentation.card_views import Closed, CounterForm
+from bot.presentation.text import LIST_MAX
 from bot.queue import QueueUnavailable, TurnJournal
 from bot.queue.journal import ANSWERED
 from bot.runtime import Runtime
@@ -640,7 +641,7 @@ class SlackBot:
         engine = self.engine
         mine = await engine.my_requests(person.id, limit=20)
         open_ = [r for r in mine if r.open_step() is not None]
-        waiting = await engine.my_approvals(person.id, limit=blocks_home.LIST_MAX)
+        waiting = await engine.my_approvals(person.id, limit=LIST_MAX)
         approvals = [await engine.request_view(r.id, person.id) for r in waiting.requests]
         balances = await engine.balances(person.id)
         view = blocks.home_view(

@@ -41,7 +41,6 @@ CONFIRM_BUTTON_MAX = 30
 VIEW_TITLE_MAX = 24
 PLACEHOLDER_MAX = 150
 FALLBACK_TEXT_MAX = 3000
-LIST_MAX = 10  # people and requests listed on one card or tab before "and N more"
 
 
 @dataclass(frozen=True)

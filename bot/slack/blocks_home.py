@@ -11,8 +11,8 @@ from slack_sdk.models.views import View
 from agent.tools.describe import accrual_note, carried_note, what, where_it_is
 from bot.conversation import buttons
 from bot.presentation import bulk
+from bot.presentation.text import listed
 from bot.slack.blocks_base import (
-    LIST_MAX,
     VIEW_BLOCKS_MAX,
     VIEW_TITLE_MAX,
     actions,
@@ -74,11 +74,11 @@ def _balances(balances: Sequence[Balance], engine: Engine, locale: str) -> list[
 
 
 def _my_requests(requests: Sequence[Request], engine: Engine, locale: str) -> list[Block]:
-    open_ = [r for r in requests if r.status is RequestStatus.PENDING]
+    page = listed([r for r in requests if r.status is RequestStatus.PENDING])
     blocks: list[Block] = [section(f"*{say('home.my_requests', locale)}*")]
-    if not open_:
+    if not page.shown:
         blocks.append(context(say("home.no_requests", locale)))
-    for req in open_[:LIST_MAX]:
+    for req in page.shown:
         it = what(req, engine.config, locale)
         dialog = confirm_dialog(
             say("confirm.title.withdraw", locale),
@@ -99,8 +99,8 @@ def _my_requests(requests: Sequence[Request], engine: Engine, locale: str) -> li
                 ),
             )
         )
-    if len(open_) > LIST_MAX:
-        blocks.append(context(and_more(len(open_) - LIST_MAX, locale)))
+    if page.more:
+        blocks.append(context(and_more(page.more, locale)))
     return blocks
 
 
@@ -108,12 +108,11 @@ def _approvals(
     views: Sequence[RequestView], total: int | None, engine: Engine, locale: str
 ) -> list[Block]:
     """The oldest requests waiting for the person (`views`) of `total` (default: all)."""
-    pending = [v for v in views if v.request.open_step() is not None]
-    total = len(pending) if total is None else max(total, len(pending))
+    page = listed([v for v in views if v.request.open_step() is not None], total)
     blocks: list[Block] = [section(f"*{say('home.approvals', locale)}*")]
-    if not pending:
+    if not page.shown:
         blocks.append(context(say("home.no_approvals", locale)))
-    for view in pending[:LIST_MAX]:
+    for view in page.shown:
         req = view.request
         step = req.open_step()
         assert step is not None
@@ -141,9 +140,9 @@ def _approvals(
                 block_id=f"request:{req.id}:{step.index}",
             )
         )
-    if total > min(len(pending), LIST_MAX):
-        blocks.append(context(and_more(total - min(len(pending), LIST_MAX), locale)))
-    ticks = bulk.approve_selected([v.request for v in pending[:LIST_MAX]], engine, locale)
+    if page.more:
+        blocks.append(context(and_more(page.more, locale)))
+    ticks = bulk.approve_selected([v.request for v in page.shown], engine, locale)
     if ticks is not None and len(ticks.options) > 1:  # one item is one click already
         blocks += checklist_blocks(ticks)
     return blocks

@@ -755,6 +755,10 @@ async def test_home_and_digest_count_every_approval_when_shown_the_oldest_page(e
     card = digest_card(page, engine, presentation_reader("en"), total=57)
     body = json.dumps(render(card).blocks, ensure_ascii=False)
     assert "57 requests waiting for your approval" in body and "…and 47 more" in body
+    # a page shorter than the list (a request decided as it was read): the rest is still counted
+    card = digest_card(page[:4], engine, presentation_reader("en"), total=57)
+    body = json.dumps(render(card).blocks, ensure_ascii=False)
+    assert "57 requests waiting for your approval" in body and "…and 53 more" in body
 
 
 # --- the plan fallback ----------------------------------------------------------------------------
