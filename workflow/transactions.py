@@ -28,25 +28,25 @@ async def transact(redis: aioredis.Redis, *groups: Group) -> None:
     if not groups:
         return
     if is_cluster(redis):
-        await asyncio.gather(*(_one(redis, g) for g in groups))
-        return
+        await asyncio.gather(*(_multi(redis, g) for g in groups))
+    else:
+        await _multi(redis, *groups)
+
+
+async def _multi(redis: Any, *groups: Group) -> None:
+    """The groups in one MULTI: one round trip, all or nothing."""
     async with redis.pipeline(transaction=True) as pipe:
         for group in groups:
             group(pipe)
         await pipe.execute()
 
 
-async def _one(redis: Any, group: Group) -> None:
-    async with redis.pipeline(transaction=True) as pipe:
-        group(pipe)
-        await pipe.execute()
-
-
-def hset_for(key: str, field: str, value: str, ttl_s: int) -> Group:
-    """One field of a hash, and the hash's expiry."""
+def hset_for(key: str, field: str, value: str, ttl_s: int | None) -> Group:
+    """One field of a hash, and the hash's expiry (None: leave the expiry as it is)."""
 
     def queue(pipe: Any) -> None:
         pipe.hset(key, field, value)
-        pipe.expire(key, ttl_s)
+        if ttl_s is not None:
+            pipe.expire(key, ttl_s)
 
     return queue

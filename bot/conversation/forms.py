@@ -33,6 +33,15 @@ class FormResult:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+def on_fields(
+    e: ValidationFailed, locale: str, fields: tuple[str, ...], *, other: str, whole: str
+) -> dict[str, str]:
+    """A refusal's problems, each on the form's field it concerns: one about a field the form
+    does not show lands on `other`; a refusal that names no field says its sentence on `whole`."""
+    errors = {k if k in fields else other: v for k, v in refused_fields(e, locale).items()}
+    return errors or {whole: refusal_text(e, locale)}
+
+
 def approvers_preview(engine: Engine, person: Person) -> list[str]:
     """Who would approve a one-day leave, in order: the form says so before it is filled."""
     chain = resolve_chain(engine.process("leave"), person, {"working_days": 1}, engine.directory)
@@ -46,8 +55,7 @@ async def submit_leave(engine: Engine, person: Person, fields: dict[str, Any]) -
         proposal = await engine.prepare_submit(person.id, "leave", fields)
         outcome = await engine.confirm(proposal.pending.id, person.id)
     except ValidationFailed as e:
-        errors = {k if k in FIELDS else "reason": v for k, v in refused_fields(e, locale).items()}
-        return FormResult(None, errors or {"leave_type": refusal_text(e, locale)})
+        return FormResult(None, on_fields(e, locale, FIELDS, other="reason", whole="leave_type"))
     except InsufficientBalance as e:
         return FormResult(None, {"end": e.localized(locale)})
     except OverlappingLeave as e:
@@ -86,11 +94,8 @@ async def submit_delegation(
     except ValueError:  # a date picker always sends YYYY-MM-DD; a hand-made payload may not
         return DelegationResult(None, {"start": say("field.problem.pick_date", locale)})
     except ValidationFailed as e:
-        errors = {
-            k if k in DELEGATION_FIELDS else "delegate": v
-            for k, v in refused_fields(e, locale).items()
-        }
-        return DelegationResult(None, errors or {"delegate": refusal_text(e, locale)})
+        errors = on_fields(e, locale, DELEGATION_FIELDS, other="delegate", whole="delegate")
+        return DelegationResult(None, errors)
     except WorkflowError as e:
         return DelegationResult(None, {"delegate": refusal_text(e, locale)})
     return DelegationResult(d)

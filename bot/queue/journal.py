@@ -54,17 +54,10 @@ class TurnJournal:
 
     async def put(self, field: str, value: str) -> None:
         """Record one posted thing (one round trip; nothing when outside the queue)."""
-        self.seen[field] = value
-        if self.redis is None:
-            return
-        if self._expiring:  # this attempt set the expiry with its first record
-            await self.redis.hset(self.key, field, value)
-        else:
+        if self.redis is not None and (group := self.record(field, value)) is not None:
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hset(self.key, field, value)
-                pipe.expire(self.key, JOURNAL_TTL_S)
+                group(pipe)
                 await pipe.execute()
-            self._expiring = True
 
     def stage(self, field: str, value: str) -> None:
         """`put`, sent with the next write that takes `staged()` (or by `flush`)."""
@@ -83,9 +76,11 @@ class TurnJournal:
 
     def record(self, field: str, value: str) -> Group | None:
         """`put` as a transaction for the caller to send with its own write (workflow/transactions.py),
-        in the same round trip; None outside the queue (nothing to write)."""
+        in the same round trip; None outside the queue (nothing to write). The first record of
+        an attempt sets the journal's expiry, the others leave it."""
         self.seen[field] = value
         if self.redis is None:
             return None
+        ttl_s = None if self._expiring else JOURNAL_TTL_S
         self._expiring = True
-        return hset_for(self.key, field, value, JOURNAL_TTL_S)
+        return hset_for(self.key, field, value, ttl_s)
