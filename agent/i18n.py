@@ -60,9 +60,10 @@ def fmt_days(days: float, locale: str) -> str:
     return say("days.working.one" if days == 1 else "days.working", locale, n=f"{days:g}")
 
 
-def fmt_amount(amount: float, currency: str | None) -> str:
+def fmt_amount(amount: float, currency: str | None, *, grouped: bool = True) -> str:
     """An amount with the currency's minor units and thousands grouped: '86.40' GBP,
-    '1,200' JPY, '1,234,567.00' CNY (the code itself is the caller's to place).
+    '1,200' JPY, '1,234,567.00' CNY (the code itself is the caller's to place); not grouped
+    (`grouped=False`: '1234567.00'), a plain decimal a spreadsheet reads as a number.
 
     A value finer than the currency's units (never from our forms) keeps its digits, so what is
     shown is what was recorded.
@@ -70,4 +71,4 @@ def fmt_amount(amount: float, currency: str | None) -> str:
     places = _MINOR_UNITS.get((currency or "").upper(), 2)
     while places < 3 and round(amount, places) != amount:
         places += 1
-    return f"{amount:,.{places}f}"
+    return f"{amount:,.{places}f}" if grouped else f"{amount:.{places}f}"

@@ -19,12 +19,12 @@ import redis.asyncio as aioredis
 
 from agent.i18n import fmt_amount
 from agent.tools.describe import expense_what, what, what_of, where_it_is
-from bot import archive
+from bot import archive, month_rows
 from bot.directory_sources import from_feishu, from_slack, managers_csv, read_csv
 from bot.settings import Settings
 from bot.wording import history_note
 from workflow import codec
-from workflow.config import OrgConfig
+from workflow.config import FieldType, OrgConfig
 from workflow.directory_sync import Diff, SourceRow, build_people, diff, load, merged, save
 from workflow.engine import Engine
 from workflow.errors import NotFound, ValidationFailed
@@ -136,7 +136,7 @@ async def iter_requests(
     """
     _check_filters(engine, status, process)
     in_redis: set[str] = set()  # decided requests seen in Redis: an interrupted archive run
-    async for ids in _pages(engine, since, until, after, page):
+    async for ids in _pages(engine, *_bounds(since, until), after, page):
         requests = {r.id: r for r in await engine._requests([rid for rid, _ in ids])}
         for rid, score in ids:
             r = requests.get(rid)
@@ -190,7 +190,10 @@ async def iter_csv_pages(
     """`iter_export_pages`' rows as the lines of a CSV export (the csv module's quoting and
     line ends; `ExportWriter.write_lines`), without making each row a tuple first."""
     rows = Rows(engine, with_reasons, filters.get("process"))
-    async for _, lines in _record_pages(engine, "export", rows.line, filters):
+    kept = None
+    if not with_reasons and filters.get("process") is None:  # the kept rows' columns
+        kept = Kept(engine, Lines(engine), rows, rows.kept_line)
+    async for _, lines in _record_pages(engine, "export", rows.line, filters, kept):
         yield lines
 
 
@@ -209,8 +212,10 @@ async def iter_table_pages(
     """`requests list`'s lines of `iter_requests`'s requests, in its order, a page at a time
     with each line's (request id, submission ms): built from the stored compact records
     without building each Request."""
-    async for entries, lines in _record_pages(engine, "head", Lines(engine), filters):
-        yield [(e[0], int(e[1])) for e in entries], lines
+    lines = Lines(engine)
+    kept = Kept(engine, lines, Rows(engine, False), lines.kept_line)
+    async for entries, out in _record_pages(engine, "head", lines, filters, kept):
+        yield [(e[0], int(e[1])) for e in entries], out
 
 
 # A record as rows.lua hands it: id, submission ms, kind, body and, for an export, the
@@ -230,27 +235,126 @@ def _prepared(e: Entry, c: dict[str, Any]) -> Entry:
     return (*e[:3], "", people, _iso(c.get("sa")), _iso(c.get("da")))
 
 
+class Kept:
+    """How a view (`requests list`, or the CSV of every process without reasons) uses a closed
+    month's kept rows (bot/month_rows.py): `made` of a kept row is the view's output, as its
+    own function makes it of a record; reading a month's records to keep them, `row` is what
+    is kept of each."""
+
+    def __init__(
+        self, engine: Engine, lines: Lines, rows: Rows, made: Callable[[list[Any]], Any]
+    ) -> None:
+        self.lines, self.rows, self.made = lines, rows, made
+        self.signature = month_rows.signature(engine)
+
+    def row(self, c: dict[str, Any], e: Entry) -> list[Any]:
+        """A record's kept row (month_rows.KEPT_FIELDS)."""
+        what, tail, people = self.lines.what(c), self.rows.tail(c, e), e[4]
+        if c["s"] != "pending":  # its holder is not shown: fewer sets of people to name
+            approvers, _, deciders = people.split("\x1c")
+            people = f"{approvers}\x1c\x1c{deciders}"
+        return [c["i"], int(e[1]), c["s"], c["p"], c["r"], people, what, tail]
+
+
 async def _record_pages(
     engine: Engine,
     mode: str,
     made: Callable[[dict[str, Any], Entry], T],
     filters: Filters,
-) -> AsyncIterator[tuple[list[Entry], list[T]]]:
+    kept: Kept | None = None,
+) -> AsyncIterator[tuple[list[Any], list[T]]]:
     """What `made` makes of each of `iter_requests`'s requests, a page at a time, with their
     entries (id, submission ms, ...): from the records as rows.lua prepares them for `mode`
     ('head': the record's own fields; 'export': and its steps' people and times), or, where it
-    hands back a whole record, as `_prepared` does the same, instead of a Request."""
-    # Each record is made into its row as soon as it is decoded, never kept for the page: a
-    # page of parsed records alive at once makes the garbage collector walk them over and
-    # over (it tripled a month's CPU).
+    hands back a whole record, as `_prepared` does the same, instead of a Request. With
+    `kept`, a closed month is read from its kept rows while they are true (`kept.made` of
+    each), and a whole closed month read from its records is kept."""
     since, until, after = filters.get("since"), filters.get("until"), filters.get("after")
     status, process = filters.get("status"), filters.get("process")
     page, archive_dir = filters.get("page", PAGE), filters.get("archive_dir")
     _check_filters(engine, status, process)
     every = status is None and process is None
     in_redis: set[str] = set()
+    low, high = _bounds(since, until)
+    segments = [(low, high, None)] if kept is None else await _months(engine, low, high, after)
+    for seg_low, seg_high, month in segments:
+        last = after
+        if month is not None and kept is not None:
+            reader, used = month_rows.Reader(engine, month, kept.signature), False
+            async for entries, out, passed in _kept_pages(
+                reader, kept, int(seg_low), int(seg_high), after, status, process
+            ):
+                used, last = True, passed
+                if archive_dir is not None:
+                    in_redis.update(e[0] for e in entries)
+                if out:
+                    yield entries, out
+            if reader.complete:
+                continue
+            # kept rows missing, stale or made otherwise; or they stopped being true half way,
+            # and the records are read on from the last kept row passed
+            month_low, month_high = month_rows.month_bounds(month)
+            if (
+                not used
+                and (seg_low, seg_high) == (month_low, month_high)
+                and (after is None or after.score > month_high)
+            ):
+                # the month is read once, each record made into the row it keeps, and what
+                # is shown made from those rows, as it will be from now on
+                made_at = await month_rows.changes(engine, month)
+                keep: list[list[Any]] = []
+                async for _, rows in _live_pages(
+                    engine, "export", kept.row, seg_low, seg_high, None, page, None, None, True
+                ):
+                    keep += rows
+                    if not every:
+                        rows = [r for r in rows if _kept(r[2], r[3], status, process)]
+                    if archive_dir is not None:
+                        in_redis.update(r[0] for r in rows)
+                    if rows:  # a kept row starts as an entry does: id, submission ms
+                        yield rows, list(map(kept.made, rows))
+                await month_rows.save(engine, month, made_at, kept.signature, keep)
+                continue
+        async for entries, out in _live_pages(
+            engine, mode, made, seg_low, seg_high, last, page, status, process, every
+        ):
+            if archive_dir is not None:  # only decided requests are archived: the others are
+                in_redis.update(e[0] for e in entries)  # never looked for
+            yield entries, out
+    if archive_dir is not None:
+        entries, out = [], []
+        async for cursor, r in _archived(engine, archive_dir, since, until, after, in_redis):
+            if _kept(r.status.value, r.process, status, process):
+                c = codec.compact(r)
+                e = _prepared((cursor.request_id, str(cursor.score), "3"), c)
+                entries.append(e)
+                out.append(made(c, e))
+            if len(out) >= page:
+                yield entries, out
+                entries, out = [], []
+        if out:
+            yield entries, out
+
+
+async def _live_pages(
+    engine: Engine,
+    mode: str,
+    made: Callable[[dict[str, Any], Entry], T],
+    low: int | str,
+    high: int | str,
+    after: Cursor | None,
+    page: int,
+    status: str | None,
+    process: str | None,
+    every: bool,
+) -> AsyncIterator[tuple[list[Entry], list[T]]]:
+    """`_record_pages` from the records between `low` and `high` (ms): each page's entries
+    kept by the filters and what `made` made of them (pages with none are left out)."""
+    # Each record is made into its row as soon as it is decoded, never kept for the page: a
+    # page of parsed records alive at once makes the garbage collector walk them over and
+    # over (it tripled a month's CPU). (A month being kept holds its rows, not its records.)
     loads = orjson.loads
-    async for entries in _read_ahead(_pages(engine, since, until, after, page, mode)):
+    async for entries in _read_ahead(_pages(engine, low, high, after, page, mode)):
         kept, out = [], []
         for e in entries:
             kind = e[2]
@@ -273,23 +377,101 @@ async def _record_pages(
             if every or _kept(c["s"], c["p"], status, process):
                 kept.append(e)
                 out.append(made(c, e))
-        if archive_dir is not None:  # only decided requests are archived: the others are
-            in_redis.update(e[0] for e in kept)  # never looked for
         if out:
             yield kept, out
-    if archive_dir is not None:
-        kept, out = [], []
-        async for cursor, r in _archived(engine, archive_dir, since, until, after, in_redis):
-            if _kept(r.status.value, r.process, status, process):
-                c = codec.compact(r)
-                e = _prepared((cursor.request_id, str(cursor.score), "3"), c)
-                kept.append(e)
-                out.append(made(c, e))
-            if len(out) >= page:
-                yield kept, out
-                kept, out = [], []
-        if out:
-            yield kept, out
+
+
+async def _kept_pages(
+    reader: month_rows.Reader,
+    kept: Kept,
+    low: int,
+    high: int,
+    after: Cursor | None,
+    status: str | None,
+    process: str | None,
+) -> AsyncIterator[tuple[list[list[Any]], list[Any], Cursor | None]]:
+    """A month's kept rows between `low` and `high` (ms), after `after`: each chunk's rows
+    the filters keep (a kept row starts as an entry does: id, ms), what `kept.made` made of
+    them, and the last row passed (where reading the records goes on should the kept rows
+    stop being true)."""
+    last = after
+    made = kept.made
+    every = status is None and process is None
+    async for rows in _read_ahead(reader.chunks()):
+        if not rows:
+            continue
+        first = rows[0]
+        if (
+            every
+            and (after is None or (first[1], first[0]) < (after.score, after.request_id))
+            and first[1] <= high
+            and rows[-1][1] >= low
+        ):
+            # the whole chunk (rows run newest first; a kept row starts as an entry does)
+            last = Cursor(rows[-1][1], rows[-1][0])
+            yield rows, list(map(made, rows)), last
+            continue
+        entries, out = [], []
+        for row in rows:
+            rid, ms = row[0], row[1]
+            if (
+                ms > high
+                or ms < low
+                or (after is not None and (ms, rid) >= (after.score, after.request_id))
+            ):
+                continue
+            if every or _kept(row[2], row[3], status, process):
+                entries.append(row)
+                out.append(made(row))
+        rid, ms = rows[-1][0], rows[-1][1]
+        if ms <= high and (last is None or (ms, rid) < (last.score, last.request_id)):
+            last = Cursor(ms, rid)
+        yield entries, out, last
+
+
+async def _months(
+    engine: Engine, low: int | str, high: int | str, after: Cursor | None
+) -> list[tuple[int | str, int | str, str | None]]:
+    """The range's parts, newest first: the closed months (each with its month) and, as one
+    part, whatever is newer than the last of them."""
+    if after is not None and (high == "+inf" or after.score < int(high)):
+        high = after.score
+    if low == "-inf" or high == "+inf":
+        [oldest, newest] = await engine.store.read(
+            ("zrange", [engine.keys.all_requests, 0, 0, False, True]),
+            ("zrange", [engine.keys.all_requests, -1, -1, False, True]),
+        )
+        if not oldest:
+            return [(low, high, None)]
+        first = int(oldest[0][1]) if low == "-inf" else int(low)
+        top = int(newest[0][1]) if high == "+inf" else int(high)
+    else:
+        first, top = int(low), int(high)
+    out: list[tuple[int | str, int | str, str | None]] = []
+    month = month_rows.month_at(top) if top >= first else None
+    upper: int | str = high
+    while month is not None and not month_rows.closed(engine, month):
+        month_low = month_rows.month_bounds(month)[0]
+        if month_low <= first:
+            return [(low, high, None)]
+        month = month_rows.month_at(month_low - 1)
+    if month is None:
+        return [(low, high, None)]
+    month_high = month_rows.month_bounds(month)[1]
+    if month_high < top:  # the open months' part
+        out.append((month_high + 1, upper, None))
+    while True:
+        month_low, month_high = month_rows.month_bounds(month)
+        out.append(
+            (
+                max(month_low, first) if low != "-inf" else month_low,
+                min(month_high, int(high)) if high != "+inf" else month_high,
+                month,
+            )
+        )
+        if month_low <= first:
+            return out
+        month = month_rows.month_at(month_low - 1)
 
 
 async def _whole(engine: Engine, request_id: str) -> str | None:
@@ -358,15 +540,15 @@ async def _archived(
 
 async def _pages(
     engine: Engine,
-    since: date | None,
-    until: date | None,
+    low: int | str,
+    high: int | str,
     after: Cursor | None,
     page: int,
     mode: str | None = None,
 ) -> AsyncIterator[list[Any]]:
-    """Pages of (request id, submission ms), newest first, from the index of all requests;
-    with `mode` ('head' or 'export'), rows.lua's entries instead (the ms then a str)."""
-    low, high = _bounds(since, until)
+    """Pages of (request id, submission ms) submitted between `low` and `high` (ms, or '-inf'
+    / '+inf'), newest first, from the index of all requests; with `mode` ('head' or
+    'export'), rows.lua's entries instead (the ms then a str)."""
     last = after
     if after is not None and (high == "+inf" or after.score < int(high)):
         high = after.score
@@ -496,6 +678,18 @@ class _People(dict[str, tuple[str, str, str]]):
         return found
 
 
+class _Made(dict[str, str]):
+    """`make(key)` per key, each made once."""
+
+    def __init__(self, make: Callable[[str], str]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: str) -> str:
+        found = self[key] = self.make(key)
+        return found
+
+
 class _Quoted(dict[Any, str]):
     """Cells as the csv module writes them (quoted where it would), per cells, each once."""
 
@@ -529,34 +723,57 @@ _NONE: dict[str, Any] = {}  # a record's absent form or derived fields
 class Rows:
     """Export rows from requests in the compact layout (workflow/codec.py's short names) with
     their entries (`_prepared`), as cells in `export_columns`' order or as CSV lines; names and
-    teams are looked up and quoted once per export."""
+    teams are looked up and quoted once per export. An amount of money is written as a plain
+    decimal with its currency's minor units ('86.40', JPY '1200'; `fmt_amount`), the
+    currency in its own column."""
 
     def __init__(self, engine: Engine, with_reasons: bool, process: str | None = None) -> None:
         self.with_reasons = with_reasons
         self.columns = export_columns(engine.config, process, with_reasons)
         self._fields = export_fields(engine.config, process)
         self._blanks = [""] * len(self._fields)  # a field the request does not have
+        money = {
+            f.name for p in engine.config.processes for f in p.fields if f.type is FieldType.MONEY
+        }
+        self._money = [i for i, name in enumerate(self._fields) if name in money]
         self._names = _Names(engine)
         self._requesters = _Requesters(self._names)
         self._people = _People(self._names)
-        # the CSV of the cells that repeat: requester id, name and team; the people
+        # the CSV of the cells that repeat: requester id, name and team; the people (per set
+        # of people, each part made once: approvers, current holder, deciders)
         self._requester_cells = _Quoted(lambda r: (r, *self._requesters[r]))
-        self._pending_cells = _Quoted(self._pending)
-        self._decided_cells = _Quoted(
-            lambda key: (*self._people[key][:1], "", self._people[key][2])
-        )
-        # commas in `line`'s cells up to the people, where none needs quoting
-        self._commas = 8 + len(self._fields)
-        self._templates: dict[tuple[str, ...], str] = {}
+        self._process_cells = _Quoted(lambda p: (p,))
+        approvers = _Quoted(lambda a: (" → ".join([self._names[x] for x in a.split("\x1d")]),))
+        holders = _Quoted(lambda h: (self._names[h],))
+        deciders = _Quoted(lambda d: (", ".join([self._names[x] for x in d.split("\x1d")]),))
+        approvers[""] = holders[""] = deciders[""] = ""
 
-    def _pending(self, key: str) -> tuple[str, str, str]:
-        approvers, holder, decided = self._people[key]
-        return approvers, self._names[holder] if holder else "", decided
+        def pending(key: str) -> str:
+            a, h, d = key.split("\x1c")
+            return f"{approvers[a]},{holders[h]},{deciders[d]}"
+
+        def decided(key: str) -> str:
+            a, _, d = key.split("\x1c")
+            return f"{approvers[a]},,{deciders[d]}"
+
+        self._pending_cells, self._decided_cells = _Made(pending), _Made(decided)
+        self._tail_commas = 2 + len(self._fields)  # commas in `tail` where none is quoted
 
     def __call__(self, c: dict[str, Any]) -> dict[str, Any]:
         """The row of a whole compact record as column → value."""
         e = _prepared((c["i"], "0", "2"), c)
         return dict(zip(self.columns, self.cells(c, e), strict=True))
+
+    def _values(self, f: dict[str, Any]) -> list[Any]:
+        """The form's values in the export's field columns, amounts written as decimals."""
+        values = list(map(f.get, self._fields, self._blanks))
+        for i in self._money:
+            if isinstance(amount := values[i], int | float) and not isinstance(amount, bool):
+                currency = f.get("currency")
+                values[i] = fmt_amount(
+                    amount, currency if isinstance(currency, str) else None, grouped=False
+                )
+        return values
 
     def cells(self, c: dict[str, Any], e: Entry) -> tuple[Any, ...]:
         f, status = c.get("f", _NONE), c["s"]
@@ -569,7 +786,7 @@ class Rows:
             status,
             e[5],
             e[6],
-            *map(f.get, self._fields, self._blanks),
+            *self._values(f),
             c.get("x", _NONE).get("working_days", ""),
             approvers,
             self._names[holder] if holder and status == "pending" else "",
@@ -579,47 +796,52 @@ class Rows:
             return (*out, f.get("reason") or f.get("description") or f.get("purpose") or "")
         return out
 
-    def line(self, c: dict[str, Any], e: Entry) -> str:
-        """The row as the csv module writes it (`cells`), line end included."""
-        f, status = c.get("f", _NONE), c["s"]
-        # The row's cells, formatted by one template per set of form fields (a process's form,
-        # mostly), up to the people (cells that repeat, quoted once: _Quoted): most need no
-        # quoting (the csv module would write them so); a row with a quote, a line break or a
-        # null, or a comma the count finds (also in a requester's name), is left to the module.
-        names = tuple(f)
-        template = self._templates.get(names) or self._template(names)
-        own = template.format(
-            c["i"],
-            c["p"],
-            self._requester_cells[c["r"]],
-            status,
+    def tail(self, c: dict[str, Any], e: Entry) -> str:
+        """The CSV of a row's cells after its status, up to its people: submitted, decided, the
+        form's fields, working days (what a closed month keeps of it: bot/month_rows.py)."""
+        cells = (
             e[5],
             e[6],
+            *self._values(c.get("f", _NONE)),
             c.get("x", _NONE).get("working_days", ""),
-            *f.values(),
         )
+        text = ",".join(map(str, cells))
+        # Most need no quoting, as the csv module would write them; a quote, a line break, a
+        # null (written empty) or a comma the count finds, and each cell is quoted as it does.
         if (
-            own.count(",") != self._commas
-            or '"' in own
-            or "\r" in own
-            or "\n" in own
-            or "None" in own  # a null (the module writes it empty), or the text None
+            text.count(",") == self._tail_commas
+            and '"' not in text
+            and "\r" not in text
+            and "\n" not in text
+            and "None" not in text  # a null, or the text None
         ):
-            return _csv_line(self.cells(c, e))
-        people = (self._pending_cells if status == "pending" else self._decided_cells)[e[4]]
-        if self.with_reasons:
-            reason = f.get("reason") or f.get("description") or f.get("purpose") or ""
-            return f"{own},{people},{_csv_cell(reason)}\r\n"
-        return f"{own},{people}\r\n"
+            return text
+        return ",".join(map(_csv_cell, cells))
 
-    def _template(self, names: tuple[str, ...]) -> str:
-        """`line`'s format of a row's cells up to its people, for a form with these fields in
-        this order: id, process, requester (id, name, team), status, submitted, decided ({0}-{5}),
-        the export's form fields (from the form's values, {7} on, or empty), working days ({6})."""
-        where = {name: i for i, name in enumerate(names)}
-        fields = [f"{{{7 + where[name]}}}" if name in where else "" for name in self._fields]
-        found = self._templates[names] = ",".join(["{0},{1},{2},{3},{4},{5}", *fields, "{6}"])
-        return found
+    def line(self, c: dict[str, Any], e: Entry) -> str:
+        """The row as the csv module writes it (`cells`), line end included."""
+        line = self._join(c["i"], c["p"], c["r"], c["s"], e[4], self.tail(c, e))
+        if self.with_reasons:
+            f = c.get("f", _NONE)
+            reason = f.get("reason") or f.get("description") or f.get("purpose") or ""
+            return f"{line},{_csv_cell(reason)}\r\n"
+        return line + "\r\n"
+
+    def kept_line(self, row: list[Any]) -> str:
+        """The line of a month's kept row (bot/month_rows.py), as `line` makes it."""
+        return self._join(row[0], row[3], row[4], row[2], row[5], row[7]) + "\r\n"
+
+    def _join(
+        self, rid: str, process: str, requester: str, status: str, people: str, tail: str
+    ) -> str:
+        # the cells that repeat (process, requester, people) are quoted once per export
+        who = (self._pending_cells if status == "pending" else self._decided_cells)[people]
+        if "," in rid or '"' in rid or "\n" in rid or "\r" in rid:  # never the engine's ids
+            rid = _csv_cell(rid)
+        return (
+            f"{rid},{self._process_cells[process]},{self._requester_cells[requester]},"
+            f"{status},{tail},{who}"
+        )
 
 
 def export(
@@ -714,20 +936,6 @@ def table_line(engine: Engine, r: Request) -> str:
     return Lines(engine)(codec.compact(r))
 
 
-class _Middles(dict[tuple[str, str], str]):
-    """A list line's status and requester columns, padded, per (status, person): formatted
-    once per list, as a month repeats them."""
-
-    def __init__(self, names: _Names) -> None:
-        super().__init__()
-        self.names = names
-
-    def __missing__(self, key: tuple[str, str]) -> str:
-        status, person_id = key
-        found = self[key] = f"{status:<10} {self.names[person_id]:<14} "
-        return found
-
-
 class Lines:
     """`requests list`'s lines from requests in the compact layout; names, the descriptions
     of leave (a month repeats the same dates many times) and of expenses but for the amount
@@ -735,11 +943,22 @@ class Lines:
 
     def __init__(self, engine: Engine) -> None:
         self.config = engine.config
-        self._middles = _Middles(_Names(engine))
+        names = _Names(engine)
+        # the status and requester columns, padded, formatted once per list
+        self._statuses = _Made(lambda status: f"{status:<10} ")
+        self._requesters = _Made(lambda person_id: f"{names[person_id]:<14} ")
         self._leave: dict[tuple[Any, ...], str] = {}
         self._expenses: dict[tuple[Any, ...], str] = {}
 
     def __call__(self, c: dict[str, Any], e: Entry | None = None) -> str:
+        return f"{c['i']:<11} {self._statuses[c['s']]}{self._requesters[c['r']]}{self.what(c)}"
+
+    def kept_line(self, row: list[Any]) -> str:
+        """The line of a month's kept row (bot/month_rows.py), as `__call__` makes it."""
+        return f"{row[0]:<11} {self._statuses[row[2]]}{self._requesters[row[4]]}{row[6]}"
+
+    def what(self, c: dict[str, Any]) -> str:
+        """The request's description (the line's last column)."""
         f = c["f"]
         if c["k"] == "leave":
             x = c.get("x", _NONE)
@@ -760,7 +979,7 @@ class Lines:
             what = sentence.replace(_AMOUNT, fmt_amount(f.get("amount", 0), currency), 1)
         else:
             what = what_of(c["k"], c["p"], f, c.get("x", _NONE), self.config, "en")
-        return f"{c['i']:<11} {self._middles[c['s'], c['r']]}{what}"
+        return what
 
     def _leave_what(self, key: tuple[Any, ...], c: dict[str, Any]) -> str:
         found = self._leave[key] = what_of(

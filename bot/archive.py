@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from workflow.engine import Engine
+from workflow.keys import month_of
 from workflow.leave import LEAVE_PREFIX
 from workflow.models import Request
 from workflow.store import Conflict, Tx
@@ -84,6 +85,7 @@ async def archive(engine: Engine, directory: Path, months: int, *, dry_run: bool
                     .zrem(keys.all_requests, r.id)
                     .zrem(keys.user_requests(r.requester), r.id)
                     .hdel(keys.ledger(r.requester), LEAVE_PREFIX + r.id)
+                    .hincrby(keys.month_changes, month_of(r.submitted_at or r.created_at), 1)
                 )
                 try:
                     await engine.store.apply(tx)

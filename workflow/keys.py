@@ -8,7 +8,7 @@ memory and locks are tagged per thread instead, so conversations spread over the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,18 @@ class OrgKeys:
     def all_requests(self) -> str:
         """Sorted set of every submitted request id, scored by submission time (ms)."""
         return f"{self.tag}:requests"
+
+    @property
+    def month_changes(self) -> str:
+        """Hash `YYYY-MM` → a count bumped with every write or removal of a request submitted in
+        that month (UTC), in the same atomic step: a month's kept rows (`month_rows`) are
+        true while the count is the one they were made at."""
+        return f"{self.tag}:rowgen"
+
+    def month_rows(self, month: str) -> str:
+        """Hash: the rows of `requests list|export` for the requests submitted in `month`
+        (`YYYY-MM`, UTC), made once and kept compressed (bot/month_rows.py)."""
+        return f"{self.tag}:rowmonth:{month}"
 
     def out_week(self, monday: date, team: str) -> str:
         """Hash `<person>|<request>` → `start|end|halves|status`: a team's leave touching the
@@ -280,3 +292,9 @@ def platform_account(platform: str, person_id: str) -> str:
 def verify_failures(window: int) -> str:
     """String counter: failed request verifications at every bot process's edge in one window."""
     return f"edge:verify_failures:{window}"
+
+
+def month_of(at: datetime) -> str:
+    """The month (`YYYY-MM`, UTC) a request submitted at `at` is counted and kept under
+    (`OrgKeys.month_changes`, `OrgKeys.month_rows`): that of its score in `all_requests`."""
+    return at.astimezone(UTC).strftime("%Y-%m")

@@ -359,12 +359,21 @@ def script_read(
 
 
 _EVALSHA_BYTES = "evalsha_bytes"  # a read call's name for EVALSHA with an undecoded reply
+_BYTES = "bytes:"  # a read call's name prefix for a command whose reply stays undecoded
+
+
+def bytes_read(command: str, args: Sequence[Any]) -> tuple[str, list[Any]]:
+    """The read call running `command` with `args`, its reply's strings left as Redis sent
+    them (bytes): for binary values (compressed), which no text decoding would survive."""
+    return (_BYTES + command.upper(), list(args))
 
 
 def _call(client: Any, name: str, args: Sequence[Any]) -> Any:
     """Queue one read call on a pipeline (or send it on a client: then an awaitable)."""
     if name == _EVALSHA_BYTES:
         return client.execute_command("EVALSHA", *args, **{NEVER_DECODE: []})
+    if name.startswith(_BYTES):
+        return client.execute_command(name.removeprefix(_BYTES), *args, **{NEVER_DECODE: []})
     return getattr(client, name)(*args)
 
 

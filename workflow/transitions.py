@@ -15,7 +15,7 @@ from workflow import away, whos_out
 from workflow.clock import Clock, today_in
 from workflow.config import Policy
 from workflow.directory import Directory
-from workflow.keys import OrgKeys
+from workflow.keys import OrgKeys, month_of
 from workflow.leave import LEAVE_PREFIX, entry_for, ledger_value, reserved_field, used_field
 from workflow.models import (
     CounterStatus,
@@ -69,6 +69,8 @@ class Change:
         key = keys.request(req.id)
         lapse_stale_counter(req)
         self.tx.expect(key, req.version).put(key, req)
+        if req.submitted_at is not None:  # its month's kept rows are stale from now on
+            self.tx.hincrby(keys.month_changes, month_of(req.submitted_at), 1)
         if req.status.is_final:
             self.tx.hdel(key, away.REACH_FIELD)
         else:

@@ -22,19 +22,19 @@ local page = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[2], 'WITHSCOR
 local prefix, export = ARGV[5], ARGV[6] == 'export'
 local find, sub = string.find, string.sub
 
-local function iso(d, from, to, key)
-  local at = find(d, key, from, true)
-  if not at or at > to then return '' end
-  local stop = find(d, '"', at + #key, true)
-  if sub(d, stop - 1, stop - 1) == 'Z' then return sub(d, at + #key, stop - 2) .. '+00:00' end
-  return sub(d, at + #key, stop - 1)
-end
-
 -- the value of the string key `key` (e.g. '"a":"') found in d[from, to), or nil
 local function value(d, key, from, to)
   local at = find(d, key, from, true)
   if not at or at >= to then return nil end
   return sub(d, at + #key, find(d, '"', at + #key, true) - 1)
+end
+
+-- a time's value as Python's isoformat writes it (pydantic writes UTC as 'Z'), or ''
+local function iso(d, key, from, to)
+  local v = value(d, key, from, to)
+  if not v then return '' end
+  if sub(v, -1) == 'Z' then return sub(v, 1, -2) .. '+00:00' end
+  return v
 end
 
 -- Between the steps and the history there are no keys the steps use ("ca" is always written,
@@ -68,7 +68,7 @@ local function people(d, cut)
     n, at = n + 1, after
   end
   if current and current >= n then return nil end
-  return approvers .. '\28' .. holder .. '\28' .. decided, iso(d, ca, stop, ',"sa":"'), iso(d, ca, stop, ',"da":"')
+  return approvers .. '\28' .. holder .. '\28' .. decided, iso(d, ',"sa":"', ca, stop), iso(d, ',"da":"', ca, stop)
 end
 
 local out = {}

@@ -1,0 +1,112 @@
+"""A closed month's `requests list|export` rows, made once and kept compressed in Redis.
+
+A dense month is ~43,000 requests. Read from their records, each costs Redis a lookup and a
+read script's searches, and this process a parse (~16 µs a row on each side). Once a month is
+over its requests rarely change, so the first list or export of a whole closed month keeps
+what its rows need (`KEPT_FIELDS`), zlib-compressed, `CHUNK` rows a hash field, in
+`OrgKeys.month_rows`, with the month's change count (`OrgKeys.month_changes`) read before its
+records were. Every write or removal of a request bumps its month's count in the same atomic
+step (transitions.Change.finish, bot/archive.py), so kept rows are read only while the count
+is still the one they were made at: a request changed since is never shown stale — its month
+is read from the records again (and kept anew). People's names and teams are looked up when
+the rows are read (a directory sync renames people); rows made from another organisation
+file, or by another version of this layout (`signature`), are not used.
+
+Each kept row: [request id, submission ms, status, process, requester id, the steps' people
+(as rows.lua joins them), the list's description, the CSV cells of the request's own facts
+after its status (submitted, decided, the form's fields, working days; quoted)].
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from workflow.engine import Engine
+from workflow.store import bytes_read
+
+# Rows a hash field: the first page of a list decompresses one field, not the month.
+CHUNK = 1000
+# Bumped whenever a kept row's fields or their rendering change: rows kept before are remade.
+LAYOUT = "2"
+KEPT_FIELDS = ("id", "ms", "status", "process", "requester", "people", "what", "csv_tail")
+
+
+def signature(engine: Engine) -> str:
+    """What kept rows were rendered with: this layout and the organisation file's processes
+    and leave types (their names are in the descriptions and the CSV's columns)."""
+    config = engine.config
+    parts = [LAYOUT, *(p.model_dump_json() for p in config.processes)]
+    parts += [t.model_dump_json() for t in config.leave_types]
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def month_bounds(month: str) -> tuple[int, int]:
+    """The first and last submission ms (UTC) of `month` (`YYYY-MM`)."""
+    first = date.fromisoformat(month + "-01")
+    after = (first + timedelta(days=32)).replace(day=1)
+    return _ms(first), _ms(after) - 1
+
+
+def month_at(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m")
+
+
+def closed(engine: Engine, month: str) -> bool:
+    """Whether `month` ended before today (UTC): only those are kept."""
+    return month_bounds(month)[1] < _ms(engine.clock.now(UTC).date())
+
+
+def _ms(day: date) -> int:
+    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
+
+
+async def changes(engine: Engine, month: str) -> str:
+    """The month's change count now (read before its records, for `save`)."""
+    [count] = await engine.store.read(("hget", [engine.keys.month_changes, month]))
+    return count or "0"
+
+
+class Reader:
+    """A month's kept rows, a chunk at a time, while they are true: each chunk is read with the
+    month's change count, and reading stops at the first chunk whose count (or signature) is
+    not the month's now; `complete` tells whether every row was read."""
+
+    def __init__(self, engine: Engine, month: str, sig: str) -> None:
+        self.engine, self.month, self.sig = engine, month, sig
+        self.complete = False
+
+    async def chunks(self) -> AsyncIterator[list[list[Any]]]:
+        keys, k = self.engine.keys, 0
+        while True:
+            count, (made_at, sig, n, body) = await self.engine.store.read(
+                ("hget", [keys.month_changes, self.month]),
+                bytes_read("hmget", [keys.month_rows(self.month), "g", "s", "n", str(k)]),
+            )
+            if made_at is None or made_at.decode() != (count or "0") or sig.decode() != self.sig:
+                return
+            if k < int(n):
+                if body is None:
+                    return
+                yield orjson.loads(zlib.decompress(body))
+                k += 1
+            if k >= int(n):
+                self.complete = True
+                return
+
+
+async def save(engine: Engine, month: str, made_at: str, sig: str, rows: list[list[Any]]) -> None:
+    """Keep a month's rows (all of them, newest first), made from its records as they were
+    when its change count was `made_at`. Written in one command, so a reader sees the old
+    rows or the new ones; rows kept at a count that has moved on are never read."""
+    fields: dict[str, str | bytes] = {"g": made_at, "s": sig, "n": str(-(-len(rows) // CHUNK))}
+    for k in range(0, len(rows), CHUNK):
+        fields[str(k // CHUNK)] = zlib.compress(orjson.dumps(rows[k : k + CHUNK]), 6)
+    key = engine.keys.month_rows(month)
+    await engine.store.redis.delete(key)
+    await engine.store.redis.hset(key, mapping=fields)  # type: ignore[arg-type]
