@@ -6,8 +6,11 @@ Times the two commands' own streaming paths (admin.iter_table_pages, admin.iter_
 and ExportWriter, as bot/cli.py runs them, into memory instead of a terminal) on a Redis that
 bench/scale_bench.py filled and kept (`--redis-url`), for the 10,000-person organisation it
 generates: wall seconds and this process's CPU µs per row, min / median / max of --runs, and
-each output's SHA-256 (to compare before and after a change). It only reads (scale_bench's --measure-only submits requests to measure them). The machine may
-be shared: CPU per row is the figure that does not wait for a core.
+each output's SHA-256 (to compare before and after a change). It changes no request
+(scale_bench's --measure-only submits requests to measure them); a closed month is kept by
+its first whole-month list or export (bot/month_rows.py): `kept_at_start` says whether it
+was, and `*_first` give the first run apart. The machine may be shared: CPU per row is the
+figure that does not wait for a core.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
     month: admin.Filters = {"since": first, "until": last, "status": None, "process": None}
     out: dict[str, Any] = {"month": args.month, "requests_in_redis": int(fill.get("made", 0))}
+    out["kept_at_start"] = bool(await client.exists(engine.keys.month_rows(args.month)))
     walls: dict[str, list[float]] = {"list": [], "export": []}
     cpus: dict[str, list[float]] = {"list": [], "export": []}
     rows, digests = 0, set()
@@ -72,6 +76,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     # the outputs' SHA-256: a change that makes either faster must leave both as they were
     [(out["list_sha256"], out["export_sha256"])] = digests
     for name in ("list", "export"):
+        out[f"{name}_first_s"] = round(walls[name][0], 3)
+        out[f"{name}_first_cpu_us_per_row"] = round(cpus[name][0] * 1e6 / max(rows, 1), 3)
         out[f"{name}_s"] = _runs(walls[name])
         out[f"{name}_cpu_us_per_row"] = _runs([x * 1e6 / max(rows, 1) for x in cpus[name]])
     out["load_average"] = [round(x, 1) for x in os.getloadavg()]

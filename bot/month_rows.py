@@ -34,6 +34,9 @@ from workflow.store import bytes_read
 CHUNK = 1000
 # Bumped whenever a kept row's fields or their rendering change: rows kept before are remade.
 LAYOUT = "2"
+# zlib's level: a dense month's rows are 238 bytes each, 47 compressed at 6 (52 at 4, 61 at 1;
+# jemalloc rounds each field up), made at ~6 µs a row (4: ~4; 1: ~2.5), once a month.
+LEVEL = 6
 KEPT_FIELDS = ("id", "ms", "status", "process", "requester", "people", "what", "csv_tail")
 
 
@@ -106,7 +109,7 @@ async def save(engine: Engine, month: str, made_at: str, sig: str, rows: list[li
     rows or the new ones; rows kept at a count that has moved on are never read."""
     fields: dict[str, str | bytes] = {"g": made_at, "s": sig, "n": str(-(-len(rows) // CHUNK))}
     for k in range(0, len(rows), CHUNK):
-        fields[str(k // CHUNK)] = zlib.compress(orjson.dumps(rows[k : k + CHUNK]), 6)
+        fields[str(k // CHUNK)] = zlib.compress(orjson.dumps(rows[k : k + CHUNK]), LEVEL)
     key = engine.keys.month_rows(month)
     await engine.store.redis.delete(key)
     await engine.store.redis.hset(key, mapping=fields)  # type: ignore[arg-type]
