@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from aiohttp import web
 
 from bot.feishu.platform import FEISHU
+from bot.front import Quick
 from bot.notifier import OutboxWorker
 from bot.platform import Platform, PlatformKind
 from bot.runtime import Runtime
@@ -56,6 +57,11 @@ def mount(app: web.Application, found: Sequence[Platform]) -> None:
         await close(found)
 
     app.on_cleanup.append(cleanup)
+
+
+def quick_routes(found: Sequence[Platform]) -> dict[str, Quick]:
+    """The callback URLs whose acks bot/front.py answers before aiohttp (each platform's `quick`)."""
+    return {p.path: p.quick for p in found if p.quick is not None}
 
 
 async def close(found: Sequence[Platform]) -> None:

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from bot.conversation import CardRef, CardView
 from bot.conversation.redraw import CardRedraw
+from bot.front import Quick
 from bot.notifier import Delivery
 from workflow.config import Person
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 class Platform(Protocol):
     name: str  # "slack", "feishu": the key of a person's account and of its cards
     path: str  # where its callbacks are posted
+    quick: Quick | None  # the callbacks it acks before aiohttp sees them (bot/front.py)
 
     async def receive(self, request: web.Request) -> web.Response:
         """Answer one authenticated callback (events, clicks, forms)."""
@@ -72,6 +74,8 @@ B = TypeVar("B", bound=PlatformBot)
 
 class BotPlatform(Generic[B]):
     """What every platform built around one bot shares: callbacks to the bot, cards redrawn by it."""
+
+    quick: Quick | None = None
 
     def __init__(self, bot: B) -> None:
         self.bot = bot

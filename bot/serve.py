@@ -20,6 +20,7 @@ from bot import compose, heap
 from bot.budget import budget_for
 from bot.calendar_route import CalendarRoute
 from bot.compose import NOTIFIER_GROUP
+from bot.front import FrontSite
 from bot.ingress_pool import IngressPool
 from bot.metrics import metrics_handler, serve_metrics
 from bot.platform import Platform
@@ -39,6 +40,7 @@ WARM_CONNECTIONS = 32  # pooled Redis connections made at start-up, before any b
 # than open one mid-burst (a runner opened ~100 under a burst of 1,000 turns, 4-6% of its CPU).
 # A turn holds one only for a round trip; the notifier's and the runner's blocking reads, one each.
 WORKER_CONNECTIONS = 48
+MAX_BODY = 1024**2  # aiohttp's default: a larger request body is answered 413 (bot/front.py too)
 
 
 def make_app(
@@ -58,7 +60,7 @@ def make_app(
     async def drain(_: web.Application) -> None:
         await tasks.drain()
 
-    app = web.Application()
+    app = web.Application(client_max_size=MAX_BODY)
     compose.mount(app, found)
     CalendarRoute(runtime.engine, budget_for(runtime.settings)).add_to(app)
     app.router.add_get("/healthz", healthz)
@@ -113,6 +115,23 @@ async def _stop_runner(task: asyncio.Task | None, tasks: BackgroundTasks) -> Non
     await tasks.drain()
 
 
+async def listen(
+    app: web.Application,
+    found: Sequence[Platform],
+    host: str,
+    port: int,
+    pool: IngressPool | None = None,
+) -> web.AppRunner:
+    """Serve `app` on host:port, each platform's acks answered first by bot/front.py; its runner."""
+    # no access log: a line per request is CPU on every ack (each step logs its own event)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    shared = pool is not None and pool.shared_port
+    site = FrontSite(runner, host, port, compose.quick_routes(found), MAX_BODY, reuse_port=shared)
+    await site.start()
+    return runner
+
+
 async def serve(settings: Settings, socket_mode: bool, pool: IngressPool | None = None) -> int:
     pool = pool or IngressPool()
     runtime = build_runtime(settings)
@@ -141,10 +160,7 @@ async def serve(settings: Settings, socket_mode: bool, pool: IngressPool | None 
         await compose.close(found)
         await runtime.close()
         return 0
-    # no access log: a line per request is CPU on every ack (each step logs its own event)
-    runner = web.AppRunner(make_app(runtime, found, tasks), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", settings.port, reuse_port=pool.shared_port).start()
+    runner = await listen(make_app(runtime, found, tasks), found, "0.0.0.0", settings.port, pool)
     runs_turns = settings.serve_runs_turns and pool.index == 0  # the copies only ack
     turns = _start_runner(runtime, stop, runs_turns)
     watching = asyncio.create_task(pool.watch(stop), name="ingress-pool")

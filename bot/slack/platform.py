@@ -31,6 +31,10 @@ class SlackPlatform(BotPlatform[SlackBot]):
     name = PLATFORM
     path = EVENTS_PATH
 
+    def __init__(self, bot: SlackBot) -> None:
+        super().__init__(bot)
+        self.quick = bot.ingress.quick  # a person's DM, acked by bot/front.py
+
     async def identify(self, account: str, scope: str = "") -> Person | None:
         return await self.bot.identity.person_for(scope, account)
 

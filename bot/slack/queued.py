@@ -8,7 +8,7 @@ the event again. Anything else (commands, clicks, forms, other events) goes thro
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -119,6 +119,9 @@ class SlackIngress:
     pydantic, no Web API call — stands between a DM and its ack. Anything that is not a
     plain, correctly signed DM goes to `slow` (the edge, then Bolt) untouched, and is
     answered there exactly as before; so is a DM the fast path is unsure of.
+
+    serve's front (bot/front.py) calls `quick` before aiohttp parses anything; a request it
+    hands to aiohttp comes back here through `handle`: the same checks, the same answers.
     """
 
     def __init__(self, turns: Turns, edge: SlackEdge) -> None:
@@ -128,33 +131,58 @@ class SlackIngress:
     async def handle(
         self, request: web.Request, slow: Callable[[web.Request], Awaitable[web.Response]]
     ) -> web.Response:
-        kind = request.headers.get("Content-Type", "")
-        if kind.split(";")[0].strip().lower() != "application/json" or "charset" in kind:
-            return await slow(request)
-        edge = self.edge
-        if edge.budget.client_blocked(client_address(request.remote)):
+        """The aiohttp route's fast path (bot/front.py's is `quick`: the same checks, the same answer)."""
+        if not self.wanted(request.headers, request.remote):
             return await slow(request)
         raw = await request.read()  # kept by aiohttp: `slow` reads the same bytes
-        try:  # the signature before anything looks into the body
-            edge.verify(raw, request.headers)
-        except Refused:
-            return await slow(request)  # refused there, and counted, as it always was
-        if b'"event_callback"' not in raw or b'"im"' not in raw:
+        found = self.plain_dm(raw, request.headers)
+        if found is None:
             return await slow(request)
+        status, text = await self.ack(*found)
+        return web.Response(status=status, text=text or None)
+
+    def quick(
+        self, raw: bytes, headers: Mapping[str, str], remote: str | None
+    ) -> Awaitable[tuple[int, str]] | None:
+        """bot/front.py's route: the DM's (status, text) to come, or None: aiohttp answers it."""
+        if not self.wanted(headers, remote):
+            return None
+        found = self.plain_dm(raw, headers)
+        return None if found is None else self.ack(*found)
+
+    def wanted(self, headers: Mapping[str, str], remote: str | None) -> bool:
+        """A JSON body (no charset) from a client that has not used up its verification budget."""
+        kind = headers.get("Content-Type", "")
+        if kind.split(";")[0].strip().lower() != "application/json" or "charset" in kind:
+            return False
+        return not self.edge.budget.client_blocked(client_address(remote))
+
+    def plain_dm(
+        self, raw: bytes, headers: Mapping[str, str]
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The body and DM event of a correctly signed plain DM; None: the edge answers it."""
+        try:  # the signature before anything looks into the body
+            self.edge.verify(raw, headers)
+        except Refused:
+            return None  # refused by the edge, and counted there, as it always was
+        if b'"event_callback"' not in raw or b'"im"' not in raw:
+            return None
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            return await slow(request)
+            return None
         if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH and depth(body) > MAX_DEPTH:
-            return await slow(request)
+            return None
         event = _plain_dm(body)
-        if event is None:
-            return await slow(request)
+        return None if event is None else (body, event)
+
+    async def ack(self, body: dict[str, Any], event: dict[str, Any]) -> tuple[int, str]:
+        """Queue the DM: 200, or 503 and why (Slack delivers it again)."""
         try:
             await submit_dm(self.turns, body, event)
         except QueueUnavailable as e:
-            return web.Response(status=503, text=str(e))
-        return web.Response(status=200)
+            return 503, str(e)
+        return 200, ""
 
     async def dm(self, request: web.Request) -> BoltResponse | None:
         """Behind the edge (verified and validated): a DM event's answer, or None (for Bolt)."""

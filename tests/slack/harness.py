@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
-from aiohttp.test_utils import TestServer
+from aiohttp import web
 
 from agent.loop import Agent
 from agent.memory import ThreadMemory
@@ -21,7 +21,7 @@ from bot.notifier import OutboxWorker
 from bot.runtime import Runtime
 from bot.sandbox.slack_simulator import SlackSimulator
 from bot.sandbox.standins.slack.server import SlackStandIn
-from bot.serve import NOTIFIER_GROUP, make_app
+from bot.serve import NOTIFIER_GROUP, listen, make_app
 from bot.settings import Settings
 from bot.slack.app import SlackBot
 from bot.slack.client import make_client
@@ -42,7 +42,7 @@ class SlackHarness:
     engine: Engine
     standin: SlackStandIn
     bot: SlackBot
-    server: TestServer
+    server: web.AppRunner
     http: aiohttp.ClientSession
     worker: OutboxWorker
     sim: SlackSimulator
@@ -51,6 +51,14 @@ class SlackHarness:
     @property
     def url(self) -> str:
         return self.sim.events_url
+
+    @property
+    def port(self) -> int:
+        [site] = self.server.sites
+        return site.port  # type: ignore[attr-defined]  # (serve's FrontSite)
+
+    def make_url(self, path: str) -> str:
+        return self.url.removesuffix("/slack/events") + path
 
     @property
     def event_counter(self) -> int:
@@ -144,12 +152,12 @@ async def start_harness(
     runtime = Runtime(Settings(), redis, engine, memory, agent, agent.model)
     client = make_client(TOKEN, standin.api_url)
     bot = SlackBot(runtime, client, SECRET, streaming=streaming)
-    server = TestServer(make_app(runtime, [SlackPlatform(bot)], bot.tasks))  # as serve's
-    await server.start_server()
+    platform = SlackPlatform(bot)
+    server = await listen(make_app(runtime, [platform], bot.tasks), [platform], "127.0.0.1", 0)
     http = aiohttp.ClientSession()
-    sim = SlackSimulator(
-        standin, str(server.make_url("/slack/events")), SECRET, team_id=TEAM, session=http
-    )
+    [site] = server.sites
+    url = f"http://127.0.0.1:{site.port}/slack/events"  # served as serve serves it
+    sim = SlackSimulator(standin, url, SECRET, team_id=TEAM, session=http)
     worker = OutboxWorker(
         Outbox(redis, engine.keys, NOTIFIER_GROUP),
         [SlackDelivery(engine, client, bot.identity, bot.cards)],
@@ -163,5 +171,5 @@ async def start_harness(
 async def stop_harness(h: SlackHarness) -> None:
     await h.bot.tasks.drain(5)
     await h.http.close()
-    await h.server.close()
+    await h.server.cleanup()
     await h.standin.stop()

@@ -62,7 +62,7 @@ async def test_metrics_report_turns_tools_and_outbox_lag(slack: SlackHarness):
     h = slack
     await h.dm("U0OLIVER", "what is my balance?")
     await h.bot.tasks.idle()
-    resp = await h.http.get(str(h.server.make_url("/metrics")))
+    resp = await h.http.get(str(h.make_url("/metrics")))
     text = await resp.text()
     assert resp.status == 200 and resp.headers["Content-Type"].startswith("text/plain")
     assert 'approvals_agent_turns_total{stop_reason="final"}' in text

@@ -362,7 +362,7 @@ async def test_the_home_tab_makes_and_turns_off_a_team_calendar_link(slack: Slac
         text = json.dumps(opened["view"], ensure_ascii=False)
         url = next(w for w in text.replace("\\n", " ").split() if "/calendar/" in w)
         path = url[url.index("/calendar/") :]
-        feed = await h.http.get(h.server.make_url(path))
+        feed = await h.http.get(h.make_url(path))
         assert feed.status == 200 and "BEGIN:VCALENDAR" in await feed.text()
         home = h.standin.workspace.views.home(user)
         assert "calendar_feed_revoke" in json.dumps(home)
@@ -371,7 +371,7 @@ async def test_the_home_tab_makes_and_turns_off_a_team_calendar_link(slack: Slac
         await h.standin.wait_for_call(
             "views.open", lambda p, o=off: o in json.dumps(p, ensure_ascii=False)
         )
-        assert (await h.http.get(h.server.make_url(path))).status == 404
+        assert (await h.http.get(h.make_url(path))).status == 404
         assert "calendar_feed_revoke" not in json.dumps(h.standin.workspace.views.home(user))
 
 
