@@ -19,7 +19,7 @@ from workflow.directory import Directory
 from workflow.keys import OrgKeys
 from workflow.models import Delegation, LeaveEntry, Request, RequestStatus
 from workflow.routing import MAX_HOPS, Availability
-from workflow.store import Tx, script_read
+from workflow.store import Store, Tx, hmget_record, script_read, versioned
 
 # The request hash's field listing the people its routing can reach, comma-separated.
 REACH_FIELD = "r"
@@ -54,6 +54,16 @@ def read(
     """The read call for the availability of a request's reach (and of `people`)."""
     key_list = [keys.away_by, keys.deleg_by] + ([request_key] if request_key else [])
     return script_read("avail", key_list, [MAX_VISITED, *people])
+
+
+async def read_with_reach(
+    store: Store, keys: OrgKeys, request_id: str, people: Sequence[str]
+) -> tuple[Request | None, Availability]:
+    """A request (None: there is none) and the availability of its reach and of `people`,
+    read in one round trip."""
+    req_key = keys.request(request_id)
+    raw, reachable = await store.read(hmget_record(req_key), read(keys, req_key, people))
+    return versioned(Request, raw), parse(reachable)
 
 
 def parse(reply: Sequence[str]) -> Availability:

@@ -211,11 +211,8 @@ async def propose_once(
     pending: PendingAction | None,
 ) -> Request:
     """Record the approver's suggestion of other dates (a second identical one returns the request)."""
-    req_key = engine.keys.request(request_id)
-    raw, reachable = await engine.store.read(
-        hmget_record(req_key), away.read(engine.keys, req_key, [actor])
-    )
-    req = _open_leave(engine, versioned(Request, raw), request_id)
+    found, avail = await away.read_with_reach(engine.store, engine.keys, request_id, [actor])
+    req = _open_leave(engine, found, request_id)
     c = req.counter
     if (
         c is not None
@@ -226,7 +223,7 @@ async def propose_once(
     ):
         await engine._close_pending(pending, req)
         return req  # the same suggestion again: already recorded
-    check_proposal(engine, req, index, actor, away.parse(reachable), dates)
+    check_proposal(engine, req, index, actor, avail, dates)
     [ledger] = await engine.store.read(("hgetall", [engine.keys.ledger(req.requester)]))
     _, derived = check_dates(engine, req, dates, ledger, for_approver=True)
     change = Change(req, engine._now(actor))

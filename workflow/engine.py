@@ -441,11 +441,7 @@ class Engine(Queries):
         comment: str | None,
         pending: PendingAction | None,
     ) -> Request:
-        req_key = self.keys.request(request_id)
-        raw, reachable = await self.store.read(
-            hmget_record(req_key), away.read(self.keys, req_key, [actor])
-        )
-        req = versioned(Request, raw)
+        req, avail = await away.read_with_reach(self.store, self.keys, request_id, [actor])
         if req is None or req.status is RequestStatus.DRAFT:
             raise NotFound(f"There is no submitted request {request_id}.")
         self.person(actor)
@@ -476,7 +472,6 @@ class Engine(Queries):
             )
         if req.current_step != index:
             raise step_not_open(request_id, index)
-        avail = away.parse(reachable)
         self._check_decider(req, index, actor, decision, comment, avail)
         change = Change(req, self._now(actor))
         step.status, step.decided_by, step.decided_at = done, actor, change.now

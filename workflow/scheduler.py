@@ -37,7 +37,7 @@ from workflow.models import (
 )
 from workflow.queries import APPROVALS_PAGE
 from workflow.routing import route
-from workflow.store import Conflict, Tx, hmget_record, versioned
+from workflow.store import Conflict, Tx
 from workflow.transitions import (
     Change,
     close_open_steps,
@@ -121,11 +121,9 @@ class Scheduler:
         if item.kind == "delegate":
             return await self._start_delegation(item)
         engine = self.engine
-        req_key = self.keys.request(item.target)
-        raw, reachable = await engine.store.read(
-            hmget_record(req_key), away.read(self.keys, req_key, self._escalation_roles)
+        req, avail = await away.read_with_reach(
+            engine.store, self.keys, item.target, self._escalation_roles
         )
-        req = versioned(Request, raw)
         if req is None or req.status is not RequestStatus.PENDING:
             return await self._release(item)
         step = req.open_step()
@@ -138,7 +136,7 @@ class Scheduler:
         if item.kind == "remind":
             return await self._remind(item, req, step)
         if item.kind == "escalate":
-            return await self._escalate(item, req, step, away.parse(reachable))
+            return await self._escalate(item, req, step, avail)
         log.warning("unknown_due_item", item=item.member)
         return await self._release(item)
 
