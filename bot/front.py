@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from email.utils import formatdate
 from http import HTTPStatus
-from typing import cast
+from typing import ClassVar, cast
 
 import httptools
 import structlog
@@ -42,27 +42,31 @@ BUFFER_LIMIT = 4 * 1024 * 1024  # pipelined bytes held while a request is answer
 UNREAD = (httptools.HttpParserError, httptools.HttpParserUpgrade)
 
 
-class _Dated:
-    """The Date header, made once a second (as aiohttp does)."""
+class _Responses:
+    """Each answer's bytes, made once a second (its Date header changes then, as aiohttp's)."""
 
-    second = -1
-    value = b""
+    second: ClassVar[int] = -1
+    made: ClassVar[dict[tuple[int, str, bool], bytes]] = {}
 
     @classmethod
-    def now(cls) -> bytes:
+    def get(cls, status: int, text: str, close: bool) -> bytes:
         second = int(time.time())
         if second != cls.second:
-            cls.second, cls.value = second, formatdate(second, usegmt=True).encode()
-        return cls.value
+            cls.second, cls.made = second, {}
+        key = (status, text, close)
+        response = cls.made.get(key)
+        if response is None:
+            response = cls.made[key] = _response(status, text, close, second)
+        return response
 
 
-def _response(status: int, text: str, close: bool) -> bytes:
+def _response(status: int, text: str, close: bool, second: int) -> bytes:
     body = text.encode()
     head = [b"HTTP/1.1 %d %s" % (status, HTTPStatus(status).phrase.encode())]
     if body:
         head.append(b"Content-Type: text/plain; charset=utf-8")
     head.append(b"Content-Length: %d" % len(body))
-    head.append(b"Date: " + _Dated.now())
+    head.append(b"Date: " + formatdate(second, usegmt=True).encode())
     if close:
         head.append(b"Connection: close")
     return b"\r\n".join(head) + b"\r\n\r\n" + body
@@ -85,7 +89,8 @@ class FrontProtocol(asyncio.Protocol):
         self.url = b""
         self.complete = False
         self.busy: asyncio.Task[None] | None = None  # the request being answered
-        self.paused = False
+        self.paused = False  # reading paused: pipelined bytes over BUFFER_LIMIT wait
+        self.held = False  # writing paused: the transport's buffer is full
         self.closing = False  # close once the request being answered is answered
         self.active = 0.0  # the loop's time it last read a byte or answered
 
@@ -102,11 +107,19 @@ class FrontProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.active = self.site.loop.time()
         self.buf += data
-        if self.busy is None:
+        if self.busy is None and not self.held:
             self._next()
-        if self.busy is not None and len(self.buf) > BUFFER_LIMIT and not self.paused:
+        waiting = self.busy is not None or self.held
+        if waiting and len(self.buf) > BUFFER_LIMIT and not self.paused:
             self.paused = True
             self.transport.pause_reading()  # type: ignore[union-attr]
+
+    def pause_writing(self) -> None:
+        self.held = True  # the client is not reading its answers: answer no more for now
+
+    def resume_writing(self) -> None:
+        self.held = False
+        self._go_on()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.site.connections.discard(self)
@@ -149,7 +162,7 @@ class FrontProtocol(asyncio.Protocol):
         self.buf = self.buf[self.length :]
         self.length, self.complete, self.url = 0, False, b""
         self.headers = CIMultiDict()
-        self.busy = asyncio.ensure_future(self._answer(answer, self.keep_alive))
+        self.busy = self.site.loop.create_task(self._answer(answer, self.keep_alive))
 
     def _head(self, size: int) -> bool:
         """Read a head of `size` bytes; True if it is a request a route here may take."""
@@ -200,14 +213,20 @@ class FrontProtocol(asyncio.Protocol):
         if transport.is_closing():
             return
         close = not keep_alive or self.closing
-        transport.write(_response(status, text, close))
+        transport.write(_Responses.get(status, text, close))
         if close:
             transport.close()
             return
+        self.active = self.site.loop.time()
+        self._go_on()
+
+    def _go_on(self) -> None:
+        """Read and answer again, if no request is being answered and the client reads."""
+        if self.busy is not None or self.held:
+            return
         if self.paused:
             self.paused = False
-            transport.resume_reading()
-        self.active = self.site.loop.time()
+            self.transport.resume_reading()  # type: ignore[union-attr]
         if self.buf:
             self._next()
 

@@ -161,6 +161,23 @@ async def test_a_request_in_pieces_is_answered_once_it_is_whole(served: Served):
     conn.close()
 
 
+async def test_a_client_that_does_not_read_its_answers_gets_no_more_until_it_does(
+    served: Served,
+):
+    conn = await served.connect()
+    await conn.send(post(b"quick 1"))
+    assert (await conn.response()).status == 200
+    [connection] = served.site.connections
+    connection.pause_writing()  # (what the transport says when its buffer is full)
+    await conn.send(post(b"quick 2") + post(b"quick 3"))
+    await asyncio.sleep(0.05)
+    assert served.route.seen == [b"quick 1"]
+    connection.resume_writing()
+    assert [(await conn.response()).status for _ in range(2)] == [200, 200]
+    assert served.route.done == [b"quick 1", b"quick 2", b"quick 3"]
+    conn.close()
+
+
 @pytest.mark.parametrize(
     ("request_bytes", "status"),
     [
