@@ -247,11 +247,11 @@ def redis_nodes(url: str) -> list[tuple[str, int]]:
         rc.close()
 
 
-def commands_processed(nodes: list[tuple[str, int]]) -> int:
-    """Sum of INFO commandstats calls over the nodes, minus our own INFO calls."""
+def commands_processed(nodes: list[tuple[str, int]]) -> Counter[str]:
+    """INFO commandstats calls by command, summed over the nodes, without our own INFO calls."""
     import redis
 
-    total = 0
+    calls: Counter[str] = Counter()
     for host, port in nodes:
         conn = redis.Redis(host=host, port=port)
         try:
@@ -260,8 +260,8 @@ def commands_processed(nodes: list[tuple[str, int]]) -> int:
             conn.close()
         for name, value in stats.items():
             if name not in ("cmdstat_info",):
-                total += int(value["calls"])
-    return total
+                calls[name.removeprefix("cmdstat_")] += int(value["calls"])
+    return calls
 
 
 # --- the organisation ----------------------------------------------------------------------
@@ -1267,7 +1267,10 @@ def report(
     def commands(a, b, count):
         if a["commands"] is None or b["commands"] is None:
             return None
-        return round((b["commands"] - a["commands"]) / max(1, count), 2)
+        return round((b["commands"].total() - a["commands"].total()) / max(1, count), 2)
+
+    def by_name(a: Counter[str], b: Counter[str], count: int) -> dict[str, float]:
+        return {k: round((b[k] - a[k]) / max(1, count), 2) for k in sorted(b) if b[k] > a[k]}
 
     # invariants: one turn per thread, one post per (outbox event, recipient)
     posts = Counter()
@@ -1358,6 +1361,16 @@ def report(
         "redis_round_trips_per_approve_click": per(s2, s3, "serve", "round_trips", approves),
         "redis_round_trips_worker_per_request": per(s1, s3, "worker", "round_trips", submits),
         "redis_commands_per_turn": commands(s0, s1, turns),
+        # which commands (EVALSHA counts the script once; the commands it runs count too)
+        "redis_commands_per_turn_by_name": by_name(s0["commands"], s1["commands"], turns)
+        if s0["commands"] is not None and s1["commands"] is not None
+        else None,
+        # bench/_lean.py's count of the bot's Slack Web API calls, by method
+        "slack_calls_per_turn": by_name(
+            Counter(s0["llm"].get("slack_calls") or {}),
+            Counter(s1["llm"].get("slack_calls") or {}),
+            turns,
+        ),
         "redis_commands_per_request": commands(s0, s3, max(1, len(completed))),
         "driver_cpu_share": round(delta(s0, s3, "driver", "cpu_s") / max(1e-9, t_end - t_start), 2),
         "peak_rss_mb": {p.name: p.peak_rss_mb() for p in [*serve_procs, *worker_procs]},
