@@ -72,6 +72,8 @@ class ThreadView:
     _last_update: float = 0.0
     _cards: int = 0
     _notices: int = 0
+    # this run posted a message in the thread: Slack cleared the status then, so no call to clear it
+    _replied: bool = False
 
     async def status(self, text: str) -> None:
         """The 'thinking…' status; it must never block the reply, so failures are only logged."""
@@ -102,6 +104,7 @@ class ThreadView:
                 )
             await self._stream.append(chunks=chunks)
             if started and (ts := getattr(self._stream, "ts", None)):
+                self._replied = True
                 await self.journal.put("stream", ts)
             return True
         except (SlackApiError, SlackRequestError) as e:
@@ -123,6 +126,7 @@ class ThreadView:
                 channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks
             )
             self._plan_ts = posted["ts"]
+            self._replied = True
             await self.journal.put("plan", posted["ts"])
         else:
             await self.client.chat_update(
@@ -158,6 +162,7 @@ class ThreadView:
                 channel=self.channel, thread_ts=self.thread_ts, text=msg.text, blocks=msg.blocks
             )
             ts = posted["ts"]
+            self._replied = True
         if self.posted is None:
             await self.journal.put(slot, f"{ts}|{proposal.pending_id}")
         else:
@@ -182,6 +187,7 @@ class ThreadView:
         await self.client.chat_postMessage(
             channel=self.channel, thread_ts=self.thread_ts, text=f"_{text}_"
         )
+        self._replied = True
         await self.journal.put(slot, "1")
 
     async def finish(self, text: str) -> None:
@@ -200,6 +206,7 @@ class ThreadView:
             await self.client.chat_postMessage(
                 channel=self.channel, thread_ts=self.thread_ts, text=text, mrkdwn=True
             )
+            self._replied = True
 
     async def render(self, events: AsyncIterator[StepEvent]) -> FinalAnswer | None:
         """Show every event of a turn; returns its final answer."""
@@ -207,4 +214,7 @@ class ThreadView:
         try:
             return await show_turn(events, self, self.journal)
         finally:
-            await asyncio.shield(self.status(""))
+            # Slack clears a thread's status when the app replies in it; a run that only
+            # continued an earlier run's messages (or posted nothing) clears it itself
+            if not self._replied:
+                await asyncio.shield(self.status(""))

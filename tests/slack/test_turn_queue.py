@@ -178,6 +178,9 @@ async def test_a_dead_runners_turn_is_run_again_and_the_person_sees_one_answer(s
     [card] = cards_in(h, OLIVER, ts)
     assert card["ts"] == first_card["ts"]  # the same card, replaced in place
     assert len(streams_in(h, OLIVER, ts)) == 1
+    # the re-run posted nothing new (it continued the stream, replaced the card): it cleared
+    # its own "is thinking…" itself
+    assert h.standin.workspace.status(card["channel"], ts) is None
     assert await queue.depth() == 0
     await h.click(OLIVER, card, "pending_confirm")
     await h.settle()
