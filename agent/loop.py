@@ -161,10 +161,15 @@ class Agent:
         deadline = started + limits.turn_deadline_s
         person = engine.person(actor_id)
         today = engine.today_for(actor_id)
+        history, drafts = await self.memory.load_with_drafts(thread)
         ctx = ToolContext(
-            engine=engine, actor=person, today=today, locale=locale, thread_key=thread
+            engine=engine,
+            actor=person,
+            today=today,
+            locale=locale,
+            thread_key=thread,
+            drafts=drafts,
         )
-        history = await self.memory.load(thread)
         # A correction typed as a new message is about the person's live draft in this DM;
         # the answer and the new card come here, under the message just typed.
         if (

@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 
 from agent.messages import Message
-from workflow.keys import thread_history, thread_lock, thread_trace
+from workflow.keys import thread_drafts, thread_history, thread_lock, thread_trace
 from workflow.transactions import Group, transact
 
 HISTORY_TTL_S = 14 * 86_400
@@ -140,7 +140,18 @@ class ThreadMemory:
 
     async def load(self, thread: str) -> list[Message]:
         """The thread's messages, answered tool output summarised, trimmed to the token budget."""
-        raw = await self.redis.lrange(thread_history(thread), 0, -1)
+        return self._fit(await self.redis.lrange(thread_history(thread), 0, -1))
+
+    async def load_with_drafts(self, thread: str) -> tuple[list[Message], dict[str, str]]:
+        """`load`, and the thread's drafts hash (agent/tools/drafts.py) in the same round trip
+        (both keys are the thread's: one slot)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lrange(thread_history(thread), 0, -1)
+            pipe.hgetall(thread_drafts(thread))
+            raw, drafts = await pipe.execute()
+        return self._fit(raw), dict(drafts)
+
+    def _fit(self, raw: list[Any]) -> list[Message]:
         messages = compact_answered([Message.from_dict(json.loads(r)) for r in raw])
         return fit_budget(messages, self.budget_tokens)
 

@@ -32,6 +32,10 @@ class ToolContext:
     today: date
     locale: str  # the language to answer in
     thread_key: str
+    # The thread's drafts hash (agent/tools/drafts.py), read with its history at the turn's
+    # start and kept current by the turn's own writes: only a turn of the thread writes it,
+    # and its turns run one at a time (the queue's lease or the memory lock). None: read it.
+    drafts: dict[str, str] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,11 @@ async def live_pending(
     ctx: ToolContext, kind: PendingKind, request_id: str = "-", *, named: str | None = None
 ) -> PendingAction | None:
     """`live_draft`'s pending action itself, for a caller that reads its payload next."""
-    redis = ctx.engine.store.redis
-    kept = await redis.hget(thread_drafts(ctx.thread_key), slot_of(kind, request_id))
+    slot = slot_of(kind, request_id)
+    if ctx.drafts is not None:
+        kept = ctx.drafts.get(slot)
+    else:
+        kept = await ctx.engine.store.redis.hget(thread_drafts(ctx.thread_key), slot)
     for pending_id in dict.fromkeys(p for p in (kept, named) if p):
         try:
             pending = await ctx.engine.pending_action(pending_id, ctx.actor.id)
@@ -101,6 +104,8 @@ async def remember(ctx: ToolContext, proposal: Proposal, replaced: str | None) -
         # its own transaction: the DM's key lives in another hash slot than the thread's
         writes.append(hset_for(conversation_drafts(conv), ctx.actor.id, ctx.thread_key, ttl_s))
     await transact(ctx.engine.store.redis, *writes)  # one round trip on one Redis
+    if ctx.drafts is not None:
+        ctx.drafts[slot] = pending.id
     return replaced if replaced != pending.id else None
 
 
@@ -129,7 +134,7 @@ async def carry_live_draft(ctx: ToolContext) -> str | None:
     other = await redis.hget(conversation_drafts(conv), ctx.actor.id)
     if not other or other == ctx.thread_key:
         return None
-    other_ctx = dataclasses.replace(ctx, thread_key=other)
+    other_ctx = dataclasses.replace(ctx, thread_key=other, drafts=None)
     pending_id = await live_draft(other_ctx, PendingKind.SUBMIT)
     if pending_id is None:
         return None
@@ -138,4 +143,6 @@ async def carry_live_draft(ctx: ToolContext) -> str | None:
         pipe.hset(key, slot_of(PendingKind.SUBMIT, "-"), pending_id)
         pipe.expire(key, _ttl_s(ctx))
         await pipe.execute()
+    if ctx.drafts is not None:
+        ctx.drafts[slot_of(PendingKind.SUBMIT, "-")] = pending_id
     return other
