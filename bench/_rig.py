@@ -343,6 +343,19 @@ def pid_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def pid_switches(pid: int) -> float:
+    """Context switches of a process's threads so far (voluntary and not), from /proc (0 once gone)."""
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for line in (task / "status").read_text().splitlines():
+                if line.endswith("ctxt_switches", 0, line.find(":")):
+                    total += int(line.split()[1])
+    except OSError:
+        return 0.0
+    return float(total)
+
+
 def child_pids(pid: int) -> list[int]:
     """Processes whose parent is `pid`, from /proc (this kernel has no task/*/children)."""
     out = []
@@ -779,6 +792,7 @@ class Rig:
             m = await proc.metrics(self.session)  # type: ignore[arg-type]
             procs[proc.name] = {
                 "cpu_s": proc.cpu_s(),
+                "switches": pid_switches(proc.popen.pid),
                 "round_trips": metric_sum(m, "bench_redis_round_trips_total"),
                 "turns": metric_sum(m, "approvals_agent_turns_total"),
                 "turns_final": m.get('approvals_agent_turns_total{stop_reason="final"}', 0.0),
@@ -788,6 +802,7 @@ class Rig:
             for i, pid in enumerate(proc.children(), start=1):
                 procs[f"{proc.name}.ingress{i}"] = {
                     "cpu_s": pid_cpu_s(pid),
+                    "switches": pid_switches(pid),
                     "round_trips": 0.0,
                     "turns": 0.0,
                     "turns_final": 0.0,
@@ -1357,6 +1372,8 @@ def report(
         "redis_round_trips_per_turn": per(s0, s1, "serve", "round_trips", turns),
         # the workers' during the turns: theirs when serve only acks (SERVE_RUNS_TURNS=false)
         "redis_round_trips_worker_per_turn": per(s0, s1, "worker", "round_trips", turns),
+        # the runners' context switches a turn (voluntary: waits; the rest: preempted)
+        "context_switches_worker_per_turn": per(s0, s1, "worker", "switches", turns),
         "redis_round_trips_per_submit_click": per(s1, s2, "serve", "round_trips", submits),
         "redis_round_trips_per_approve_click": per(s2, s3, "serve", "round_trips", approves),
         "redis_round_trips_worker_per_request": per(s1, s3, "worker", "round_trips", submits),

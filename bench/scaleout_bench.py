@@ -153,6 +153,9 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
         "redis_round_trips_per_turn_runners": {
             k: r["redis_round_trips_worker_per_turn"] for k, r in runs.items()
         },
+        "context_switches_per_turn_runners": {
+            k: r["context_switches_worker_per_turn"] for k, r in runs.items()
+        },
         "ack_ms_dm": {k: r["ack_ms_dm"] for k, r in runs.items()},
         "lost": {k: sum(r["lost"].values()) for k, r in runs.items()},
         "duplicated": {k: r["duplicate_turns"] for k, r in runs.items()},
