@@ -47,6 +47,16 @@ class TurnHandler(Protocol):
     async def give_up(self, turn: Turn, journal: TurnJournal) -> None: ...
 
 
+@dataclass
+class Held:
+    """A thread's lease this runner holds while `work` runs the turn."""
+
+    turn: Turn
+    token: str
+    work: asyncio.Task
+    lost: bool = False  # another runner holds the thread now: `work` was stopped
+
+
 @dataclass(frozen=True)
 class RunnerLimits:
     """How much one runner takes on, and how fast a dead runner's turns come back."""
@@ -172,6 +182,8 @@ class TurnRunner:
         self.most_running = 0
         self.inflight: set[str] = set()
         self._threads: dict[str, asyncio.Event] = {}
+        self._held: dict[str, Held] = {}  # token → the lease and the turn it runs
+        self._renewer: asyncio.Task | None = None
         self._pumping = False
         self._again = False
         self._maybe_more = False
@@ -364,11 +376,11 @@ class TurnRunner:
             await self._bury(turn, token, handler, journal, f"runner lost {attempt - 1} times")
             return True
         work = asyncio.create_task(handler.run_turn(turn, journal), name=f"run:{turn.id}")
-        renew = asyncio.create_task(self._renew(turn, token, work), name=f"lease:{turn.id}")
+        held = self._hold(Held(turn, token, work))
         try:
             await work
         except asyncio.CancelledError:
-            if renew.done() and not renew.cancelled() and renew.result() is False:
+            if held.lost:
                 # another runner holds the thread now and runs this turn (from its journal)
                 log.warning("turn_abandoned_lease_lost", entry=turn.id, thread=turn.thread)
                 return True
@@ -385,21 +397,43 @@ class TurnRunner:
             await asyncio.sleep(0.2 * attempt)
             return False
         finally:
-            renew.cancel()
+            self._held.pop(token, None)
+            if not self._held and self._renewer is not None:
+                self._renewer.cancel()  # nothing left to renew (a new lease starts another)
+                self._renewer = None
         await self.queue.finish(turn, token)
         return True
 
-    async def _renew(self, turn: Turn, token: str, work: asyncio.Task) -> bool:
-        """Keep the thread's lease while `work` runs; lost to another runner: stop `work`, False."""
-        while True:
-            await asyncio.sleep(self.limits.lease_s / 3)
-            try:
-                if not await self.queue.renew(turn, token, self.lease_ms):
-                    log.warning("turn_lease_lost", entry=turn.id, thread=turn.thread)
-                    work.cancel()
-                    return False
-            except (redis.exceptions.RedisError, OSError) as e:
-                log.warning("turn_lease_unrenewed", entry=turn.id, error=repr(e)[:200])
+    def _hold(self, held: Held) -> Held:
+        """Keep `held`'s lease while its turn runs (renewed with the runner's others)."""
+        self._held[held.token] = held
+        if self._renewer is None:
+            self._renewer = asyncio.create_task(self._renew(), name="turns:leases")
+        return held
+
+    async def _renew(self) -> None:
+        """Every lease_s/3, renew every lease held, all in one call (one round trip a runner,
+        not one a turn: a burst's turns wait long enough for their leases to need it); a lease
+        lost to another runner stops its turn. Ends when no lease is held."""
+        try:
+            while True:
+                await asyncio.sleep(self.limits.lease_s / 3)
+                held = list(self._held.values())
+                if not held:
+                    return
+                try:
+                    kept = await self.queue.renew([(h.turn, h.token) for h in held], self.lease_ms)
+                except (redis.exceptions.RedisError, OSError) as e:
+                    log.warning("turn_lease_unrenewed", turns=len(held), error=repr(e)[:200])
+                    continue
+                for h, ours in zip(held, kept, strict=True):
+                    if not ours and self._held.get(h.token) is h:
+                        log.warning("turn_lease_lost", entry=h.turn.id, thread=h.turn.thread)
+                        h.lost = True
+                        h.work.cancel()
+        finally:
+            if self._renewer is asyncio.current_task():
+                self._renewer = None
 
     async def _bury(
         self, turn: Turn, token: str, handler: TurnHandler, journal: TurnJournal, reason: str

@@ -61,16 +61,24 @@ if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 0 en
 return redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 """
 
-# KEYS lease · ARGV token, lease-ms → 1 renewed (or taken back: it had run out while Redis
-# was paused and nobody took it), 0 lost to another runner
+# KEYS lease, … · ARGV lease-ms, token, … (one token a lease; every lease key is in the
+# queue's hash slot) → per lease: 1 renewed (or taken back: it had run out while Redis was
+# paused and nobody took it), 0 lost to another runner
 _RENEW = """
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if not holder then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
+local out = {}
+for i, key in ipairs(KEYS) do
+  local token = ARGV[i + 1]
+  local holder = redis.call('GET', key)
+  if holder == token then
+    out[i] = redis.call('PEXPIRE', key, ARGV[1])
+  elseif not holder then
+    redis.call('SET', key, token, 'PX', ARGV[1])
+    out[i] = 1
+  else
+    out[i] = 0
+  end
 end
-return 0
+return out
 """
 
 # KEYS lease, attempts · ARGV token, id, refund (1: the attempt did not count, e.g. shutdown)
@@ -258,10 +266,15 @@ class TurnQueue:
             )
         )
 
-    async def renew(self, turn: Turn, token: str, lease_ms: int) -> bool:
-        return bool(
-            await self._renew(keys=[turn_lease(self.org, turn.thread)], args=[token, lease_ms])
+    async def renew(self, held: list[tuple[Turn, str]], lease_ms: int) -> list[bool]:
+        """Renew the leases `held` (turn, token) in one call: per lease, whether it is still ours."""
+        if not held:
+            return []
+        renewed = await self._renew(
+            keys=[turn_lease(self.org, turn.thread) for turn, _ in held],
+            args=[lease_ms, *(token for _, token in held)],
         )
+        return [bool(r) for r in renewed]
 
     async def release(self, turn: Turn, token: str, *, refund: bool = False) -> None:
         """Give the thread back without finishing the turn (it will run again)."""

@@ -1,0 +1,81 @@
+"""Thread leases while turns run: kept however long a turn takes, renewed together, lost → stopped."""
+
+from __future__ import annotations
+
+import asyncio
+
+import fakeredis
+
+from bot.queue import RunnerLimits, Turn, TurnJournal, TurnQueue, TurnRunner
+from bot.tasks import BackgroundTasks
+from workflow.keys import turn_lease
+
+
+class Slow:
+    """A platform handler whose turns take `seconds`, or until stopped."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.ran: list[str] = []
+        self.stopped: list[str] = []
+
+    async def run_turn(self, turn: Turn, journal: TurnJournal) -> None:
+        try:
+            await asyncio.sleep(self.seconds)
+        except asyncio.CancelledError:
+            self.stopped.append(turn.thread)
+            raise
+        self.ran.append(turn.thread)
+
+    async def give_up(self, turn: Turn, journal: TurnJournal) -> None:
+        raise AssertionError("nothing fails here")
+
+
+async def _running(handler: Slow, threads: list[str]) -> tuple[TurnQueue, TurnRunner]:
+    queue = TurnQueue(fakeredis.FakeAsyncRedis(decode_responses=True), "acme")
+    await queue.ensure_group()
+    for t in threads:
+        await queue.enqueue("test", f"ev-{t}", "dm", t, {}, seen_ttl_s=60)
+    runner = TurnRunner(queue, limits=RunnerLimits(lease_s=0.3, reclaim_idle_s=30))
+    runner.register("test", handler, BackgroundTasks())
+    runner.start(await queue.read(runner.consumer, 10))
+    return queue, runner
+
+
+async def test_turns_longer_than_their_lease_keep_their_threads_renewed_in_one_call_each_time():
+    """Three turns of 1 s under 0.3 s leases: nobody else can start them, and each renewal
+    renews the three leases in one call (one round trip a runner, not one a turn)."""
+    handler = Slow(1.0)
+    threads = ["t1", "t2", "t3"]
+    queue, runner = await _running(handler, threads)
+    calls: list[int] = []
+    renew = queue.renew
+
+    async def counted(held: list[tuple[Turn, str]], lease_ms: int) -> list[bool]:
+        calls.append(len(held))
+        return await renew(held, lease_ms)
+
+    queue.renew = counted  # type: ignore[method-assign]
+    await asyncio.sleep(0.7)  # more than two leases' length
+    for t in threads:  # a second runner finds each thread held
+        assert await queue.redis.get(turn_lease("acme", t)) is not None
+    assert runner.tasks is not None
+    await runner.tasks.idle()
+    assert sorted(handler.ran) == threads and handler.stopped == []
+    assert calls and max(calls) == 3 and len(calls) <= 12  # ~every 0.1 s for 1 s, all at once
+    assert await queue.depth() == 0
+
+
+async def test_a_turn_whose_lease_another_runner_took_is_stopped_and_left_to_it():
+    """The lease taken over (this runner was presumed dead): its turn stops, unfinished here."""
+    handler = Slow(30.0)
+    queue, runner = await _running(handler, ["t1", "t2"])
+    await asyncio.sleep(0.05)
+    await queue.redis.set(turn_lease("acme", "t1"), "another-runner", px=5000)
+    await asyncio.sleep(0.3)  # a renewal or two
+    assert handler.stopped == ["t1"]
+    assert await queue.redis.get(turn_lease("acme", "t1")) == "another-runner"
+    assert await queue.depth() == 2  # t1's entry is the other runner's to finish
+    assert runner.tasks is not None
+    await runner.tasks.drain(0.01)  # shutdown: t2 gives its thread back
+    assert await queue.redis.get(turn_lease("acme", "t2")) is None
