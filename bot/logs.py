@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import sys
 
-import orjson
 import structlog
 
 _LEVELS = {
@@ -16,16 +15,10 @@ _LEVELS = {
 }
 
 
-def _json_line(event: object, **kw: object) -> str:
-    # orjson: the stdlib's encoder was ~0.8% of a turn runner's CPU under a burst (py-spy);
-    # structlog's fallback (`default`) still renders what orjson cannot
-    return orjson.dumps(event, default=kw.get("default"), option=orjson.OPT_NON_STR_KEYS).decode()
-
-
 def configure_logging(level: str = "info", fmt: str = "console") -> None:
     """Configure structlog once at start-up; logs go to stderr so stdout stays for output."""
     renderer = (
-        structlog.processors.JSONRenderer(serializer=_json_line)
+        structlog.processors.JSONRenderer()
         if fmt == "json"
         else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
     )
