@@ -291,13 +291,15 @@ async def _record_pages(
                     yield entries, out
             if reader.complete:
                 continue
-            # kept rows missing, stale or made otherwise; or they stopped being true half way,
-            # and the records are read on from the last kept row passed
+            # kept rows missing, stale or made otherwise (kept again if missing, or once the
+            # month is settled); or they stopped being true half way, and the records are
+            # read on from the last kept row passed
             month_low, month_high = month_rows.month_bounds(month)
             if (
                 not used
                 and (seg_low, seg_high) == (month_low, month_high)
                 and (after is None or after.score > month_high)
+                and (not reader.found or month_rows.settled(engine, month))
             ):
                 # the month is read once, each record made into the row it keeps, and what
                 # is shown made from those rows, as it will be from now on

@@ -8,7 +8,9 @@ what its rows need (`KEPT_FIELDS`), zlib-compressed, `CHUNK` rows a hash field, 
 records were. Every write or removal of a request bumps its month's count in the same atomic
 step (transitions.Change.finish, bot/archive.py), so kept rows are read only while the count
 is still the one they were made at: a request changed since is never shown stale — its month
-is read from the records again (and kept anew). People's names and teams are looked up when
+is read from the records again, and kept anew once `settled` (until then its pending requests
+are still being decided, and remaking its rows at each read would double each read's cost).
+People's names and teams are looked up when
 the rows are read (a directory sync renames people); rows made from another organisation
 file, or by another version of this layout (`signature`), are not used.
 
@@ -65,6 +67,13 @@ def closed(engine: Engine, month: str) -> bool:
     return month_bounds(month)[1] < _ms(engine.clock.now(UTC).date())
 
 
+def settled(engine: Engine, month: str) -> bool:
+    """Whether every request of `month` still pending has expired (`expire_after_days` after
+    its end, and a day for the scheduler): from then on its requests rarely change."""
+    days = engine.config.policy.expire_after_days + 1
+    return month_bounds(month)[1] < _ms(engine.clock.now(UTC).date() - timedelta(days=days))
+
+
 def _ms(day: date) -> int:
     return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
 
@@ -83,6 +92,7 @@ class Reader:
     def __init__(self, engine: Engine, month: str, sig: str) -> None:
         self.engine, self.month, self.sig = engine, month, sig
         self.complete = False
+        self.found = False  # rows kept with this signature, true or not
 
     async def chunks(self) -> AsyncIterator[list[list[Any]]]:
         keys, k = self.engine.keys, 0
@@ -91,7 +101,10 @@ class Reader:
                 ("hget", [keys.month_changes, self.month]),
                 bytes_read("hmget", [keys.month_rows(self.month), "g", "s", "n", str(k)]),
             )
-            if made_at is None or made_at.decode() != (count or "0") or sig.decode() != self.sig:
+            if made_at is None or sig.decode() != self.sig:
+                return
+            self.found = True
+            if made_at.decode() != (count or "0"):
                 return
             if k < int(n):
                 if body is None:

@@ -101,7 +101,8 @@ async def test_a_request_changed_after_its_month_was_kept_is_never_shown_stale(
     engine: Engine, clock
 ):
     """Deciding a request of a kept month makes the next list and export read the records
-    again (and keep them anew); a renamed person is shown by the new name."""
+    again (kept anew once the month's pending requests have expired); a renamed person is
+    shown by the new name."""
     pending = await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
     await submitted(engine, process="expense", fields=EXPENSE)
     clock.advance(timedelta(days=31))
@@ -113,7 +114,12 @@ async def test_a_request_changed_after_its_month_was_kept_is_never_shown_stale(
     assert any(r.id == pending.id and r.status.value == "approved" for r in requests)
     assert await _listed(engine) == [admin.table_line(engine, r) for r in requests]
     assert await _csv(engine) == _expected_csv(engine, requests)
+    # read from the records while its pending requests may still be decided, then kept anew
+    assert await engine.store.redis.hget(engine.keys.month_rows("2026-12"), "g") == kept_at
+    clock.advance(timedelta(days=engine.config.policy.expire_after_days + 1))
+    assert await _listed(engine) == [admin.table_line(engine, r) for r in requests]
     assert await engine.store.redis.hget(engine.keys.month_rows("2026-12"), "g") != kept_at
+    assert await _listed(engine) == [admin.table_line(engine, r) for r in requests]
 
     people = [
         p.model_copy(update={"name": "Twist, Oliver"}) if p.id == "oliver" else p
