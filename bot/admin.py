@@ -303,19 +303,13 @@ async def _record_pages(
             ):
                 # the month is read once, each record made into the row it keeps, and what
                 # is shown made from those rows, as it will be from now on
-                made_at = await month_rows.changes(engine, month)
-                keep: list[list[Any]] = []
-                async for _, rows in _live_pages(
-                    engine, "export", kept.row, seg_low, seg_high, None, page, None, None, True
-                ):
-                    keep += rows
+                async for rows in _keeping(engine, kept, month, page):
                     if not every:
                         rows = [r for r in rows if _kept(r[2], r[3], status, process)]
                     if archive_dir is not None:
                         in_redis.update(r[0] for r in rows)
                     if rows:  # a kept row starts as an entry does: id, submission ms
                         yield rows, list(map(kept.made, rows))
-                await month_rows.save(engine, month, made_at, kept.signature, keep)
                 continue
         async for entries, out in _live_pages(
             engine, mode, made, seg_low, seg_high, last, page, status, process, every
@@ -336,6 +330,33 @@ async def _record_pages(
                 entries, out = [], []
         if out:
             yield entries, out
+
+
+async def _keeping(
+    engine: Engine, kept: Kept, month: str, page: int = PAGE
+) -> AsyncIterator[list[list[Any]]]:
+    """A closed month read from its records, each made into the row it keeps, a page at a
+    time; kept (month_rows.save) once every page was read."""
+    made_at = await month_rows.changes(engine, month)
+    low, high = month_rows.month_bounds(month)
+    keep: list[list[Any]] = []
+    async for _, rows in _live_pages(
+        engine, "export", kept.row, low, high, None, page, None, None, True
+    ):
+        keep += rows
+        yield rows
+    await month_rows.save(engine, month, made_at, kept.signature, keep)
+
+
+async def keep_month(engine: Engine, month: str) -> int:
+    """Read a closed month from its records and keep its rows now, whether or not they were
+    kept and true (bot/month_keeper.py); returns how many rows were kept."""
+    lines = Lines(engine)
+    kept = Kept(engine, lines, Rows(engine, False), lines.kept_line)
+    made = 0
+    async for rows in _keeping(engine, kept, month):
+        made += len(rows)
+    return made
 
 
 async def _live_pages(

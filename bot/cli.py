@@ -189,6 +189,8 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
             # the organisation (10,000 people) lives until the command ends and a month's rows
             # are freed as they are written: undone after, as main() may run inside a program
             before = heap.settle()
+            if args.action == "keep":
+                return await _keep(engine, args.month)
             filters = {
                 "since": day(args.since),
                 "until": day(args.until),
@@ -239,6 +241,25 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
             await runtime.close()
 
     return asyncio.run(run())
+
+
+async def _keep(engine, month: str | None) -> int:
+    import re
+
+    from bot import month_keeper, month_rows
+
+    if month is None or not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", month):
+        print("approvals-bot: requests keep needs --month YYYY-MM, e.g. 2026-11", file=sys.stderr)
+        return 2
+    if not month_rows.closed(engine, month):
+        print(
+            f"approvals-bot: {month} is not over yet; only a closed month's rows are kept",
+            file=sys.stderr,
+        )
+        return 2
+    rows = await month_keeper.keep(engine, month, "operator")
+    print(f"kept {month}: {rows} request{'s' if rows != 1 else ''}")
+    return 0
 
 
 def _directory(settings: Settings, args: argparse.Namespace) -> int:
@@ -381,8 +402,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--concurrency", type=int, default=1, help="scenarios run at once (default 1)")
     ev.set_defaults(run=_eval)
-    req = sub.add_parser("requests", help="HR: list, show or export requests")
-    req.add_argument("action", choices=["list", "show", "export", "archive"])
+    req = sub.add_parser(
+        "requests", help="HR: list, show or export requests; keep a closed month's rows now"
+    )
+    req.add_argument("action", choices=["list", "show", "export", "archive", "keep"])
     req.add_argument("request_id", nargs="?", help="for show: the request id")
     req.add_argument("--since", help="submitted on or after (YYYY-MM-DD)")
     req.add_argument("--until", help="submitted on or before (YYYY-MM-DD)")
@@ -397,6 +420,12 @@ def build_parser() -> argparse.ArgumentParser:
     req.add_argument("--all", action="store_true", help="for list: every request, not a page")
     req.add_argument("--after", metavar="CURSOR", help="for list/export: continue after a page")
     req.add_argument("--dry-run", action="store_true", help="for archive: count, move nothing")
+    req.add_argument(
+        "--month",
+        metavar="YYYY-MM",
+        help="for keep: the closed month whose list/export rows to keep now (the worker keeps "
+        "each settled month itself)",
+    )
     req.add_argument(
         "--with-reasons",
         action="store_true",

@@ -21,6 +21,7 @@ after its status (submitted, decided, the form's fields, working days; quoted)].
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import zlib
 from collections.abc import AsyncIterator
@@ -123,6 +124,7 @@ async def save(engine: Engine, month: str, made_at: str, sig: str, rows: list[li
     fields: dict[str, str | bytes] = {"g": made_at, "s": sig, "n": str(-(-len(rows) // CHUNK))}
     for k in range(0, len(rows), CHUNK):
         fields[str(k // CHUNK)] = zlib.compress(orjson.dumps(rows[k : k + CHUNK]), LEVEL)
+        await asyncio.sleep(0)  # ~6 ms a chunk: what else the loop runs (a worker's) goes between
     key = engine.keys.month_rows(month)
     await engine.store.redis.delete(key)
     await engine.store.redis.hset(key, mapping=fields)  # type: ignore[arg-type]

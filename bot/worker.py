@@ -1,4 +1,5 @@
-"""`approvals-bot worker`: the notifier, the scheduler (and a turn runner, see bot/serve.py); run as many as you like."""
+"""`approvals-bot worker`: the notifier, the scheduler, the keeping of settled months' rows (and a
+turn runner, see bot/serve.py); run as many as you like."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 import redis.exceptions
 import structlog
 
+from bot import month_keeper
 from bot.notifier import OutboxWorker
 from workflow.scheduler import Scheduler
 
@@ -30,5 +32,9 @@ async def run_scheduler(scheduler: Scheduler, stop: asyncio.Event, *, tick_s: fl
 
 
 async def run_worker(notifier: OutboxWorker, scheduler: Scheduler, stop: asyncio.Event) -> None:
-    """The notifier and the scheduler until `stop` is set."""
-    await asyncio.gather(notifier.run(stop), run_scheduler(scheduler, stop))
+    """The notifier, the scheduler and the month keeper until `stop` is set."""
+    await asyncio.gather(
+        notifier.run(stop),
+        run_scheduler(scheduler, stop),
+        month_keeper.run(scheduler.engine, stop),
+    )

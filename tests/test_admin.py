@@ -145,9 +145,9 @@ async def test_lists_stream_in_pages_and_continue_after_a_cursor(engine: Engine,
         admin.Cursor.parse("yesterday")
 
 
-def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path):
-    """`requests list` prints a page and the --after cursor of the next (--limit N rows a
-    page), and every request with --all."""
+def cli_org(monkeypatch, tmp_path) -> tuple[str, str]:
+    """The demo organisation under a fresh id on the real Redis, for the command line: (its
+    Redis URL, its id)."""
     url = real_redis_url()
     org = "t" + secrets.token_hex(6)
     config = tmp_path / "org.toml"
@@ -155,6 +155,13 @@ def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path
     config.write_text(demo.replace('id = "acme"', f'id = "{org}"', 1), "utf-8")
     monkeypatch.setenv("APPROVALS_CONFIG", str(config))
     monkeypatch.setenv("REDIS_URL", url)
+    return url, org
+
+
+def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path):
+    """`requests list` prints a page and the --after cursor of the next (--limit N rows a
+    page), and every request with --all."""
+    url, org = cli_org(monkeypatch, tmp_path)
 
     async def fill() -> None:
         runtime = build_runtime(load_settings())

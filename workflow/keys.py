@@ -63,6 +63,10 @@ class OrgKeys:
         (`YYYY-MM`, UTC), made once and kept compressed (bot/month_rows.py)."""
         return f"{self.tag}:rowmonth:{month}"
 
+    def month_keeping(self, month: str) -> str:
+        """String, with a lease: the worker keeping `month`'s rows now (bot/month_keeper.py)."""
+        return f"{self.tag}:rowkeep:{month}"
+
     def out_week(self, monday: date, team: str) -> str:
         """Hash `<person>|<request>` → `start|end|halves|status`: a team's leave touching the
         week that starts on `monday` (see whos_out.py)."""

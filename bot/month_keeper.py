@@ -1,0 +1,107 @@
+"""Settled months' `requests list|export` rows, kept by the worker before anyone reads them.
+
+Otherwise a month's rows are kept by its first whole-month list or export, which then costs
+~2.2x a read (bot/month_rows.py). Every `EVERY_S` a worker looks for settled months (over
+`expire_after_days` + 1 days, the rule by which a reader keeps a month anew) whose rows are
+not kept, were made otherwise, or stopped being true (a request of theirs changed since), and
+keeps each. A month is claimed first (SET NX with a lease) and looked at again once claimed,
+so of two workers one keeps it, once; a worker that dies mid-build leaves a lease that runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import redis.exceptions
+import structlog
+
+from bot import admin, month_rows
+from workflow.engine import Engine
+from workflow.errors import StoreUnavailable
+
+log = structlog.get_logger("month_keeper")
+
+# How often a worker looks: a month becomes settled at a UTC midnight, so its rows are kept
+# within this of it. A look is one round trip of two reads a month still in Redis.
+EVERY_S = 300.0
+# Longer than a dense month's build (3-6 s at load 8) by far: one outliving it is rebuilt by
+# another worker, the same rows, no harm.
+LEASE_S = 600.0
+
+
+async def due(engine: Engine) -> list[str]:
+    """The settled months, oldest first, from that of the oldest request in Redis, whose kept
+    rows are missing, made otherwise (another layout or organisation file) or not true."""
+    keys = engine.keys
+    [oldest] = await engine.store.read(("zrange", [keys.all_requests, 0, 0, False, True]))
+    if not oldest:
+        return []
+    months, month = [], month_rows.month_at(int(oldest[0][1]))
+    while month_rows.settled(engine, month):
+        months.append(month)
+        month = month_rows.month_at(month_rows.month_bounds(month)[1] + 1)
+    if not months:
+        return []
+    calls: list[tuple[str, list[object]]] = []
+    for month in months:
+        calls += [
+            ("hget", [keys.month_changes, month]),
+            ("hmget", [keys.month_rows(month), "g", "s"]),
+        ]
+    got = await engine.store.read(*calls)
+    sig = month_rows.signature(engine)
+    return [
+        month
+        for month, count, (made_at, made_with) in zip(months, got[::2], got[1::2], strict=True)
+        if made_at != (count or "0") or made_with != sig
+    ]
+
+
+async def keep(engine: Engine, month: str, by: str) -> int:
+    """Keep `month`'s rows now (whether or not they were kept and true); logs `month_kept`
+    with the rows and seconds. Returns how many rows were kept."""
+    started, cpu = time.perf_counter(), time.process_time()
+    rows = await admin.keep_month(engine, month)
+    log.info(
+        "month_kept",
+        month=month,
+        rows=rows,
+        seconds=round(time.perf_counter() - started, 3),
+        cpu_s=round(time.process_time() - cpu, 3),
+        by=by,
+    )
+    return rows
+
+
+async def keep_due(engine: Engine) -> list[str]:
+    """One worker's pass: keep each settled month `due` names that no other worker is keeping
+    and that is still due once claimed. Returns the months this worker kept."""
+    done = []
+    for month in await due(engine):
+        claim = engine.store.redis.lock(
+            engine.keys.month_keeping(month), timeout=LEASE_S, blocking=False
+        )
+        if not await claim.acquire():
+            continue  # another worker is keeping it
+        try:
+            if month in await due(engine):  # not kept by another worker since the look
+                await keep(engine, month, "worker")
+                done.append(month)
+        finally:
+            with contextlib.suppress(redis.exceptions.LockError):  # the lease ran out
+                await claim.release()
+    return done
+
+
+async def run(engine: Engine, stop: asyncio.Event, *, every_s: float = EVERY_S) -> None:
+    """`keep_due` every `every_s` until `stop` is set. A month is read a page at a time and
+    compressed a chunk at a time, so the worker's other tasks run between them."""
+    while not stop.is_set():
+        try:
+            await keep_due(engine)
+        except (redis.exceptions.RedisError, OSError, StoreUnavailable) as e:
+            log.error("month_keeper_unreachable", error=repr(e)[:200])
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)

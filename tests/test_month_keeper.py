@@ -1,0 +1,102 @@
+"""The worker keeps a settled month's list/export rows before anyone reads it (bot/month_keeper.py):
+once, whichever of two workers gets to it, and anew once a month changed since is settled."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import redis
+from structlog.testing import capture_logs
+
+from bot import admin, month_keeper
+from bot.cli import main
+from tests.helpers import ANNUAL_2_DAYS, submitted
+from tests.test_admin import EXPENSE, cli_org
+from tests.test_month_rows import _listed, _no_records, _requests
+from workflow.engine import Engine
+
+MONTH = "2026-12"
+
+
+def _settle(engine: Engine, clock) -> None:
+    """The clock on to the first day December 2026 is settled (its pending requests expired)."""
+    clock.advance(timedelta(days=engine.config.policy.expire_after_days + 1))
+
+
+async def _kept(engine: Engine) -> list[dict]:
+    """One worker pass; the `month_kept` events it logged."""
+    with capture_logs() as logs:
+        await month_keeper.keep_due(engine)
+    return [e for e in logs if e["event"] == "month_kept"]
+
+
+async def test_a_settled_month_is_kept_by_the_worker_before_anyone_reads_it(
+    engine: Engine, clock, monkeypatch
+):
+    """Over but not settled: the worker leaves it to the records. Settled: its pass keeps it,
+    logging the rows and seconds, and the month's first list reads no record."""
+    await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
+    await submitted(engine, process="expense", fields=EXPENSE)
+    clock.advance(timedelta(days=31))  # January: December is over, not settled
+    assert await _kept(engine) == []
+    assert not await engine.store.redis.exists(engine.keys.month_rows(MONTH))
+
+    _settle(engine, clock)
+    lines = [admin.table_line(engine, r) for r in await _requests(engine)]
+    [event] = await _kept(engine)
+    assert event["month"] == MONTH and event["rows"] == 2 and event["seconds"] >= 0
+    assert await _kept(engine) == []  # kept and true: not again
+    _no_records(monkeypatch)
+    assert await _listed(engine) == lines
+
+
+async def test_two_workers_keep_a_month_once(engine: Engine, clock):
+    """Two workers' passes at once: one keeps the month, the other leaves it."""
+    await submitted(engine, process="expense", fields=EXPENSE)
+    clock.advance(timedelta(days=31))
+    _settle(engine, clock)
+    other = Engine(engine.config, engine.store.redis, clock)
+    with capture_logs() as logs:
+        done = await asyncio.gather(month_keeper.keep_due(engine), month_keeper.keep_due(other))
+    assert sorted(done) == [[], [MONTH]]
+    assert [e["month"] for e in logs if e["event"] == "month_kept"] == [MONTH]
+
+
+async def test_a_month_changed_after_it_was_kept_is_kept_anew_only_once_settled(
+    engine: Engine, clock, monkeypatch
+):
+    """A request decided after its month was kept (by its first list) makes the rows untrue:
+    the worker keeps the month anew once it is settled, once, and not before."""
+    pending = await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
+    await submitted(engine, process="expense", fields=EXPENSE)
+    clock.advance(timedelta(days=31))
+    await _listed(engine)  # kept by the reader
+    await engine.decide(pending.id, 0, pending.open_step().assignee, "approve")  # type: ignore[union-attr]
+    assert await _kept(engine) == []  # not settled: still read from the records
+
+    _settle(engine, clock)
+    [event] = await _kept(engine)
+    assert event["month"] == MONTH and event["rows"] == 2
+    assert await _kept(engine) == []
+    _no_records(monkeypatch)
+    assert any(line.startswith(pending.id) and "approved" in line for line in await _listed(engine))
+
+
+def test_an_operator_keeps_a_closed_month_now(monkeypatch, capsys, tmp_path):
+    """`requests keep --month` keeps a closed month's rows at once; a month not over, or not a
+    month, is refused with what to write instead."""
+    url, org = cli_org(monkeypatch, tmp_path)
+    client = redis.Redis.from_url(url)
+    try:
+        assert main(["requests", "keep", "--month", "2020-02"]) == 0
+        assert capsys.readouterr().out == "kept 2020-02: 0 requests\n"
+        assert client.exists("{" + org + "}:rowmonth:2020-02")
+        assert main(["requests", "keep", "--month", "2999-01"]) == 2
+        assert "is not over yet" in capsys.readouterr().err
+        assert main(["requests", "keep", "--month", "2020-2"]) == 2
+        assert "needs --month YYYY-MM" in capsys.readouterr().err
+    finally:
+        for key in client.scan_iter(match="{" + org + "}:*", count=500):
+            client.delete(key)
+        client.close()
