@@ -2,7 +2,10 @@
 
 - every Redis round trip is counted (one `send_packed_command` = one request on the wire,
   whether it carries one command or a whole pipeline; single Redis and Redis Cluster alike);
-- the count, with the process's CPU and memory, is served in the Prometheus text format on
+- each finished pass of the scheduler's daily and weekly jobs is counted (a worker's first one
+  seeds the due index and checks every person's digest: the rig waits for it before it
+  measures, so that start-up work is not counted as the turns');
+- the counts, with the process's CPU and memory, are served in the Prometheus text format on
   BENCH_METRICS_PORT (prometheus_client's own HTTP server, in a thread), because the worker
   has no HTTP endpoint of its own. The serve process still has its real /metrics.
 
@@ -34,11 +37,30 @@ async def _counted_send(self, command, check_health=True):  # type: ignore[no-un
 
 AbstractConnection.send_packed_command = _counted_send  # type: ignore[method-assign]
 
+SCHEDULER_PASSES = Counter(
+    "bench_scheduler_passes_total", "Passes of the scheduler's periodic jobs finished."
+)
+
+
+def _count_scheduler_passes() -> None:
+    from workflow.scheduler import Scheduler
+
+    periodic = Scheduler.periodic
+
+    async def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return await periodic(self, *args, **kwargs)
+        finally:
+            SCHEDULER_PASSES.inc()
+
+    Scheduler.periodic = counted  # type: ignore[method-assign]
+
 
 def main() -> int:
     port = int(os.environ.get("BENCH_METRICS_PORT") or 0)
     if port:
         start_http_server(port, addr="127.0.0.1")
+    _count_scheduler_passes()
     from bot.cli import main as cli_main
 
     return cli_main(sys.argv[1:])

@@ -689,10 +689,13 @@ class Rig:
             async def up(proc: Proc = proc) -> bool:
                 if not proc.alive():
                     raise RuntimeError(f"{proc.name} exited: {proc.log.read_text()[-2000:]}")
-                await proc.metrics(self.session)
-                return True
+                # its scheduler's first pass done: the start-up work (the due index seeded,
+                # every person's digest checked: ~2 Redis commands a person) is not measured
+                # with the turns (a second worker's fell inside the two-runner phase)
+                m = await proc.metrics(self.session)
+                return metric_sum(m, "bench_scheduler_passes_total") >= 1
 
-            await wait_until(up, 60, proc.name)
+            await wait_until(up, 120, proc.name)
         for proc in self.serves:
             self.sims.append(
                 SlackSimulator(
