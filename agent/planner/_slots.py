@@ -375,31 +375,33 @@ _NOTE = (
 )
 
 
-def comment_of(text: str) -> str | None:
-    for pattern in _COMMENT:
-        if match := pattern.search(text):
-            comment = match.group("c").strip(" .。,，:：")
-            if comment:
-                return comment[:500]
+def _masked(text: str) -> str:
+    """`text` with each request id's letters blanked, same length: a word read inside an id
+    ("R-ASPV7NUC" holds "as") is no reason, comment or note."""
+    return REQUEST_ID.sub(lambda m: "R-" + "0" * (len(m.group()) - 2), text)
+
+
+def _first(patterns: tuple[re.Pattern[str], ...], group: str, text: str, strip: str) -> str | None:
+    """The first pattern's `group`, read on the masked text and cut from `text` itself."""
+    masked = _masked(text)
+    for pattern in patterns:
+        if match := pattern.search(masked):
+            found = text[match.start(group) : match.end(group)].strip(strip)
+            if found:
+                return found[:500]
     return None
+
+
+def comment_of(text: str) -> str | None:
+    return _first(_COMMENT, "c", text, " .。,，:：")
 
 
 def note_of(text: str) -> str | None:
-    for pattern in _NOTE:
-        if match := pattern.search(text):
-            note = match.group("c").strip(" .。,，:：")
-            if note:
-                return note[:500]
-    return None
+    return _first(_NOTE, "c", text, " .。,，:：")
 
 
 def explicit_reason(text: str) -> str | None:
-    for pattern in _EXPLICIT_REASON:
-        if match := pattern.search(text):
-            reason = match.group("r").strip(" .。,，")
-            if reason:
-                return reason[:500]
-    return None
+    return _first(_EXPLICIT_REASON, "r", text, " .。,，")
 
 
 def year_of(text: str, today: date) -> int | None:

@@ -123,6 +123,23 @@ async def test_rejection_without_reason_asks_for_it_and_uses_the_answer_as_comme
     )
 
 
+@pytest.mark.parametrize("request_id", ["R-ASPV7NUC", "R-SINCE123", "R-DUETO456", "R-SAYS1234"])
+async def test_a_word_inside_the_request_id_is_not_taken_for_the_reason(request_id):
+    """Ids are random letters: "reject R-ASPV7NUC" holds "as", which once became the comment
+    "PV7NUC" and skipped the question. Every id is asked about the same way."""
+    first = f"reject {request_id}"
+    lookup = only_call(await respond(chat(SYSTEM_EN, first)))
+    assert (lookup.name, lookup.arguments) == ("request_details", {"request_id": request_id})
+    request = {"request_id": request_id, "requester": "Priya Patel", "what": "Annual leave"}
+    looked_up = (called("request_details", request_id=request_id),)
+    looked_up += (result("request_details", ok=True, summary="…", request=request),)
+    question = await respond(chat(SYSTEM_EN, first, *looked_up))
+    assert not question.tool_calls
+    assert "what's the reason for rejecting" in question.content
+    stated = only_call(await respond(chat(SYSTEM_EN, f"reject {request_id} as we need cover")))
+    assert stated.arguments.get("comment") == "we need cover"
+
+
 async def test_expense_missing_date_is_asked_then_filled():
     """'报销 500 元 打车' asks when it was spent; '昨天' completes the expense proposal."""
     question, response = await ask_then(SYSTEM_ZH, "报销 500 元 打车", "昨天")
