@@ -79,3 +79,30 @@ async def test_a_turn_whose_lease_another_runner_took_is_stopped_and_left_to_it(
     assert runner.tasks is not None
     await runner.tasks.drain(0.01)  # shutdown: t2 gives its thread back
     assert await queue.redis.get(turn_lease("acme", "t2")) is None
+
+
+class FailsOnce(Slow):
+    """t1's first attempt fails at once; every other turn takes `seconds`."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.failed = asyncio.Event()
+
+    async def run_turn(self, turn: Turn, journal: TurnJournal) -> None:
+        if turn.thread == "t1" and not self.failed.is_set():
+            self.failed.set()
+            raise RuntimeError("the model timed out")
+        await super().run_turn(turn, journal)
+
+
+async def test_a_failed_turns_lease_is_not_renewed_while_it_waits_to_retry():
+    """Released after a failure, the lease stays free until the retry (renewing it again for the
+    ended attempt made the retry wait for it to lapse); the retry then runs the turn."""
+    handler = FailsOnce(0.6)
+    queue, runner = await _running(handler, ["t1", "t2"])  # t2 keeps the renewals going
+    await asyncio.wait_for(handler.failed.wait(), 1)
+    await asyncio.sleep(0.15)  # a renewal (every 0.1 s) within the 0.2 s wait before the retry
+    assert await queue.redis.get(turn_lease("acme", "t1")) is None
+    assert runner.tasks is not None
+    await runner.tasks.idle()
+    assert sorted(handler.ran) == ["t1", "t2"]

@@ -380,6 +380,7 @@ class TurnRunner:
         try:
             await work
         except asyncio.CancelledError:
+            self._let_go(token)
             if held.lost:
                 # another runner holds the thread now and runs this turn (from its journal)
                 log.warning("turn_abandoned_lease_lost", entry=turn.id, thread=turn.thread)
@@ -389,6 +390,7 @@ class TurnRunner:
                 await asyncio.shield(self.queue.release(turn, token, refund=True))
             raise
         except Exception as e:  # any failure of a turn is retried, then reported
+            self._let_go(token)
             log.exception("turn_failed", entry=turn.id, attempt=attempt, error=repr(e)[:300])
             if attempt >= self.limits.max_attempts:
                 await self._bury(turn, token, handler, journal, repr(e)[:300])
@@ -397,12 +399,17 @@ class TurnRunner:
             await asyncio.sleep(0.2 * attempt)
             return False
         finally:
-            self._held.pop(token, None)
-            if not self._held and self._renewer is not None:
-                self._renewer.cancel()  # nothing left to renew (a new lease starts another)
-                self._renewer = None
+            self._let_go(token)
         await self.queue.finish(turn, token)
         return True
+
+    def _let_go(self, token: str) -> None:
+        """Stop renewing `token`'s lease — before it is released or finished, or a renewal
+        could take it again for a turn that has ended and its own retry would wait for it."""
+        self._held.pop(token, None)
+        if not self._held and self._renewer is not None:
+            self._renewer.cancel()  # nothing left to renew (a new lease starts another)
+            self._renewer = None
 
     def _hold(self, held: Held) -> Held:
         """Keep `held`'s lease while its turn runs (renewed with the runner's others)."""
@@ -425,6 +432,9 @@ class TurnRunner:
                     kept = await self.queue.renew([(h.turn, h.token) for h in held], self.lease_ms)
                 except (redis.exceptions.RedisError, OSError) as e:
                     log.warning("turn_lease_unrenewed", turns=len(held), error=repr(e)[:200])
+                    continue
+                except Exception as e:  # a bug here must not let every lease lapse unseen
+                    log.exception("turn_lease_renewal_failed", turns=len(held), error=repr(e)[:200])
                     continue
                 for h, ours in zip(held, kept, strict=True):
                     if not ours and self._held.get(h.token) is h:
