@@ -86,6 +86,8 @@ async def archive(engine: Engine, directory: Path, months: int, *, dry_run: bool
                     .zrem(keys.user_requests(r.requester), r.id)
                     .hdel(keys.ledger(r.requester), LEAVE_PREFIX + r.id)
                     .hincrby(keys.month_changes, month_of(r.submitted_at or r.created_at), 1)
+                    # its kept rows are stale now; the month may never be read again to remake them
+                    .delete(keys.month_rows(month_of(r.submitted_at or r.created_at)))
                 )
                 try:
                     await engine.store.apply(tx)

@@ -12,7 +12,8 @@ is read from the records again, and kept anew once `settled` (until then its pen
 are still being decided, and remaking its rows at each read would double each read's cost).
 People's names and teams are looked up when
 the rows are read (a directory sync renames people); rows made from another organisation
-file, or by another version of this layout (`signature`), are not used.
+file, or by other code (`signature`: this layout and the source of the modules that render
+rows), are not used: the worker remakes them (bot/month_keeper.py).
 
 Each kept row: [request id, submission ms, status, process, requester id, the steps' people
 (as rows.lua joins them), the list's description, the CSV cells of the request's own facts
@@ -22,10 +23,12 @@ after its status (submitted, decided, the form's fields, working days; quoted)].
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import zlib
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -43,11 +46,32 @@ LEVEL = 6
 KEPT_FIELDS = ("id", "ms", "status", "process", "requester", "people", "what", "csv_tail")
 
 
+# What a kept row's cells are rendered by: a change in any of them (a catalogue sentence, a date
+# or amount format, a column) makes rows kept before stale, without anyone bumping LAYOUT.
+RENDERED_BY = (
+    "agent/catalogue.py",
+    "agent/i18n.py",
+    "agent/tools/describe.py",
+    "bot/admin.py",
+    "bot/month_rows.py",
+    "bot/wording.py",
+)
+
+
+@functools.cache
+def _code() -> str:
+    root = Path(__file__).resolve().parent.parent
+    code = hashlib.sha1()
+    for name in RENDERED_BY:
+        code.update((root / name).read_bytes())
+    return code.hexdigest()
+
+
 def signature(engine: Engine) -> str:
-    """What kept rows were rendered with: this layout and the organisation file's processes
-    and leave types (their names are in the descriptions and the CSV's columns)."""
+    """What kept rows were rendered with: this layout, the code that renders them, and the
+    organisation file's processes and leave types (their names are in the rows)."""
     config = engine.config
-    parts = [LAYOUT, *(p.model_dump_json() for p in config.processes)]
+    parts = [LAYOUT, _code(), *(p.model_dump_json() for p in config.processes)]
     parts += [t.model_dump_json() for t in config.leave_types]
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
@@ -126,5 +150,7 @@ async def save(engine: Engine, month: str, made_at: str, sig: str, rows: list[li
         fields[str(k // CHUNK)] = zlib.compress(orjson.dumps(rows[k : k + CHUNK]), LEVEL)
         await asyncio.sleep(0)  # ~6 ms a chunk: what else the loop runs (a worker's) goes between
     key = engine.keys.month_rows(month)
-    await engine.store.redis.delete(key)
-    await engine.store.redis.hset(key, mapping=fields)  # type: ignore[arg-type]
+    async with engine.store.redis.pipeline(transaction=True) as tx:
+        tx.delete(key)
+        tx.hset(key, mapping=fields)  # type: ignore[arg-type]
+        await tx.execute()

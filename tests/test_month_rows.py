@@ -178,9 +178,20 @@ async def test_a_kept_month_archived_since_is_read_from_the_archive(
     clock.advance(timedelta(days=70))
     before = await _listed(engine)
     assert [line.split()[0] for line in before] == [pending.id, decided.id]
+    month = month_rows.month_at(int(decided.submitted_at.timestamp() * 1000))
+    assert await engine.store.redis.exists(engine.keys.month_rows(month))
     assert (await archive.archive(engine, tmp_path, 2, dry_run=False)).archived == 1
+    assert not await engine.store.redis.exists(engine.keys.month_rows(month))  # not kept forever
     assert await _listed(engine, archive_dir=tmp_path) == before
     assert await _listed(engine) == before[:1]
+
+
+def test_rows_rendered_by_other_code_are_not_used(engine: Engine, monkeypatch):
+    """A changed sentence or format in the code that renders rows changes the signature, so
+    rows kept before it are remade instead of shown the old way."""
+    before = month_rows.signature(engine)
+    monkeypatch.setattr(month_rows, "_code", lambda: "another version of the catalogue")
+    assert month_rows.signature(engine) != before
 
 
 def test_an_amount_for_a_spreadsheet_is_a_plain_decimal_in_its_currencys_units():
