@@ -302,6 +302,9 @@ class LeaveType(_Strict):
     allowance_days: float | None = Field(default=None, ge=0)
     allowance_by_country: dict[str, float] = Field(default_factory=dict)
     reason_required: bool = False
+    # a name that keeps its capital inside a sentence ("Christmas leave"); others read as running
+    # text ("Prepared sick leave, …")
+    proper_name: bool = False
     # with accrual, the allowance is allowance_days (0 if unset) + what was earned and carried
     accrual: Accrual | None = None
 
