@@ -147,7 +147,8 @@ class FrontProtocol(asyncio.Protocol):
         if not self.length:
             end = self.buf.find(b"\r\n\r\n")
             if end < 0:
-                if len(self.buf) > MAX_HEAD:
+                # a head of bare LFs never ends in CRLF CRLF here: aiohttp reads (or refuses) it
+                if len(self.buf) > MAX_HEAD or b"\n\n" in self.buf:
                     self._hand_off()
                 return
             if not self._head(end + 4):

@@ -234,6 +234,14 @@ async def test_http_1_0_goes_to_aiohttp(served: Served):
     assert served.route.seen == []
 
 
+async def test_a_head_of_bare_line_feeds_is_answered_by_aiohttp_not_left_waiting(served: Served):
+    conn = await served.connect()
+    await conn.send(b"POST /slack/events HTTP/1.1\nHost: x\nContent-Length: 10\n\nquick lf!!")
+    reply = await asyncio.wait_for(conn.reader.readuntil(b"\r\n"), 5)  # an answer, not a hang
+    assert reply.endswith(b" 400 Bad Request\r\n")  # as aiohttp alone refuses it
+    assert served.route.seen == []
+
+
 async def test_connection_close_is_answered_here_and_the_connection_closed(served: Served):
     conn = await served.connect()
     await conn.send(post(b"quick bye", "Connection: close") + post(b"quick ignored"))
