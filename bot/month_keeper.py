@@ -1,11 +1,14 @@
-"""Settled months' `requests list|export` rows, kept by the worker before anyone reads them.
+"""Closed months' `requests list|export` rows, kept by the worker before anyone reads them.
 
-Otherwise a month's rows are kept by its first whole-month list or export, which then costs
-~2.2x a read (bot/month_rows.py). Every `EVERY_S` a worker looks for settled months (over
-`expire_after_days` + 1 days, the rule by which a reader keeps a month anew) whose rows are
-not kept, were made otherwise, or stopped being true (a request of theirs changed since), and
-keeps each. A month is claimed first (SET NX with a lease) and looked at again once claimed,
-so of two workers one keeps it, once; a worker that dies mid-build leaves a lease that runs out.
+Otherwise a month's rows are kept by its first whole-month list or export once the month is
+settled, and that read costs ~2.2x a read (bot/month_rows.py). Every `EVERY_S` a worker looks
+for months that are over whose rows are not kept, were made otherwise, or stopped being true (a
+request of theirs changed since), and keeps each: a month just over — last month's, which
+payroll exports — is kept within a pass of its end and again within a pass of each change while
+its pending requests are decided (~1.3 s of a worker's CPU for a dense month, at most once a
+pass), so its readers wait for the records only between a change and the next pass. A month
+is claimed first (SET NX with a lease) and looked at again once claimed, so of two workers one
+keeps it, once; a worker that dies mid-build leaves a lease that runs out.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from workflow.errors import StoreUnavailable
 
 log = structlog.get_logger("month_keeper")
 
-# How often a worker looks: a month becomes settled at a UTC midnight, so its rows are kept
-# within this of it. A look is one round trip of two reads a month still in Redis.
+# How often a worker looks: a month is over at a UTC midnight, so its rows are kept within this
+# of it (and of a change to it). A look is one round trip of two reads a month still in Redis.
 EVERY_S = 300.0
 # Longer than a dense month's build (3-6 s at load 8) by far: one outliving it is rebuilt by
 # another worker, the same rows, no harm.
@@ -32,14 +35,15 @@ LEASE_S = 600.0
 
 
 async def due(engine: Engine) -> list[str]:
-    """The settled months, oldest first, from that of the oldest request in Redis, whose kept
-    rows are missing, made otherwise (another layout or organisation file) or not true."""
+    """The months that are over, oldest first, from that of the oldest request in Redis, whose
+    kept rows are missing, made otherwise (another layout, code or organisation file) or not
+    true."""
     keys = engine.keys
     [oldest] = await engine.store.read(("zrange", [keys.all_requests, 0, 0, False, True]))
     if not oldest:
         return []
     months, month = [], month_rows.month_at(int(oldest[0][1]))
-    while month_rows.settled(engine, month):
+    while month_rows.closed(engine, month):
         months.append(month)
         month = month_rows.month_at(month_rows.month_bounds(month)[1] + 1)
     if not months:
@@ -76,7 +80,7 @@ async def keep(engine: Engine, month: str, by: str) -> int:
 
 
 async def keep_due(engine: Engine) -> list[str]:
-    """One worker's pass: keep each settled month `due` names that no other worker is keeping
+    """One worker's pass: keep each month `due` names that no other worker is keeping
     and that is still due once claimed. Returns the months this worker kept."""
     done = []
     for month in await due(engine):

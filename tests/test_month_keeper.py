@@ -1,5 +1,5 @@
-"""The worker keeps a settled month's list/export rows before anyone reads it (bot/month_keeper.py):
-once, whichever of two workers gets to it, and anew once a month changed since is settled."""
+"""The worker keeps a closed month's list/export rows before anyone reads it (bot/month_keeper.py):
+once, whichever of two workers gets to it, and anew at its next pass after a change."""
 
 from __future__ import annotations
 
@@ -19,11 +19,6 @@ from workflow.engine import Engine
 MONTH = "2026-12"
 
 
-def _settle(engine: Engine, clock) -> None:
-    """The clock on to the first day December 2026 is settled (its pending requests expired)."""
-    clock.advance(timedelta(days=engine.config.policy.expire_after_days + 1))
-
-
 async def _kept(engine: Engine) -> list[dict]:
     """One worker pass; the `month_kept` events it logged."""
     with capture_logs() as logs:
@@ -31,18 +26,17 @@ async def _kept(engine: Engine) -> list[dict]:
     return [e for e in logs if e["event"] == "month_kept"]
 
 
-async def test_a_settled_month_is_kept_by_the_worker_before_anyone_reads_it(
+async def test_a_month_just_over_is_kept_by_the_worker_before_anyone_reads_it(
     engine: Engine, clock, monkeypatch
 ):
-    """Over but not settled: the worker leaves it to the records. Settled: its pass keeps it,
-    logging the rows and seconds, and the month's first list reads no record."""
+    """Not over: the worker leaves it. Over — last month, with a request still pending — its
+    pass keeps it, logging the rows and seconds, and the month's first list reads no record."""
     await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
     await submitted(engine, process="expense", fields=EXPENSE)
-    clock.advance(timedelta(days=31))  # January: December is over, not settled
-    assert await _kept(engine) == []
+    assert await _kept(engine) == []  # December is not over
     assert not await engine.store.redis.exists(engine.keys.month_rows(MONTH))
 
-    _settle(engine, clock)
+    clock.advance(timedelta(days=31))  # January: December is over, not settled
     lines = [admin.table_line(engine, r) for r in await _requests(engine)]
     [event] = await _kept(engine)
     assert event["month"] == MONTH and event["rows"] == 2 and event["seconds"] >= 0
@@ -55,7 +49,6 @@ async def test_two_workers_keep_a_month_once(engine: Engine, clock):
     """Two workers' passes at once: one keeps the month, the other leaves it."""
     await submitted(engine, process="expense", fields=EXPENSE)
     clock.advance(timedelta(days=31))
-    _settle(engine, clock)
     other = Engine(engine.config, engine.store.redis, clock)
     with capture_logs() as logs:
         done = await asyncio.gather(month_keeper.keep_due(engine), month_keeper.keep_due(other))
@@ -63,19 +56,18 @@ async def test_two_workers_keep_a_month_once(engine: Engine, clock):
     assert [e["month"] for e in logs if e["event"] == "month_kept"] == [MONTH]
 
 
-async def test_a_month_changed_after_it_was_kept_is_kept_anew_only_once_settled(
+async def test_a_month_changed_after_it_was_kept_is_kept_anew_by_the_next_pass(
     engine: Engine, clock, monkeypatch
 ):
-    """A request decided after its month was kept (by its first list) makes the rows untrue:
-    the worker keeps the month anew once it is settled, once, and not before."""
+    """A request decided after its month was kept makes the rows untrue: until the worker's
+    next pass the month is read from its records (showing the decision), then kept anew, once."""
     pending = await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
     await submitted(engine, process="expense", fields=EXPENSE)
     clock.advance(timedelta(days=31))
-    await _listed(engine)  # kept by the reader
+    [_] = await _kept(engine)
     await engine.decide(pending.id, 0, pending.open_step().assignee, "approve")  # type: ignore[union-attr]
-    assert await _kept(engine) == []  # not settled: still read from the records
+    assert any(line.startswith(pending.id) and "approved" in line for line in await _listed(engine))
 
-    _settle(engine, clock)
     [event] = await _kept(engine)
     assert event["month"] == MONTH and event["rows"] == 2
     assert await _kept(engine) == []
