@@ -974,11 +974,14 @@ class Lines:
         self._expenses: dict[tuple[Any, ...], str] = {}
 
     def __call__(self, c: dict[str, Any], e: Entry | None = None) -> str:
-        return f"{c['i']:<11} {self._statuses[c['s']]}{self._requesters[c['r']]}{self.what(c)}"
+        return self._line(c["i"], c["s"], c["r"], self.what(c))
 
     def kept_line(self, row: list[Any]) -> str:
         """The line of a month's kept row (bot/month_rows.py), as `__call__` makes it."""
-        return f"{row[0]:<11} {self._statuses[row[2]]}{self._requesters[row[4]]}{row[6]}"
+        return self._line(row[0], row[2], row[4], row[6])
+
+    def _line(self, request_id: str, status: str, requester: str, what: str) -> str:
+        return f"{request_id:<11} {self._statuses[status]}{self._requesters[requester]}{what}"
 
     def what(self, c: dict[str, Any]) -> str:
         """The request's description (the line's last column)."""

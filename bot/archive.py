@@ -78,6 +78,7 @@ async def archive(engine: Engine, directory: Path, months: int, *, dry_run: bool
                 await asyncio.to_thread(_append, path, [r.model_dump_json() for r in rs])
                 run.files.add(str(path))
             for r in old:
+                counted = month_of(r.submitted_at or r.created_at)
                 tx = (
                     Tx()
                     .expect(keys.request(r.id), r.version)
@@ -85,9 +86,9 @@ async def archive(engine: Engine, directory: Path, months: int, *, dry_run: bool
                     .zrem(keys.all_requests, r.id)
                     .zrem(keys.user_requests(r.requester), r.id)
                     .hdel(keys.ledger(r.requester), LEAVE_PREFIX + r.id)
-                    .hincrby(keys.month_changes, month_of(r.submitted_at or r.created_at), 1)
+                    .hincrby(keys.month_changes, counted, 1)
                     # its kept rows are stale now; the month may never be read again to remake them
-                    .delete(keys.month_rows(month_of(r.submitted_at or r.created_at)))
+                    .delete(keys.month_rows(counted))
                 )
                 try:
                     await engine.store.apply(tx)

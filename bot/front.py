@@ -291,8 +291,7 @@ class FrontSite(web.BaseSite):
 
     async def start(self) -> None:
         await super().start()
-        loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(
+        self._server = await self.loop.create_server(
             lambda: FrontProtocol(self),
             self.host,
             self._port,

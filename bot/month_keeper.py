@@ -36,7 +36,7 @@ LEASE_S = 600.0
 
 async def due(engine: Engine) -> list[str]:
     """The months that are over, oldest first, from that of the oldest request in Redis, whose
-    kept rows are missing, made otherwise (another layout, code or organisation file) or not
+    kept rows are missing, made otherwise (other code or organisation file) or not
     true."""
     keys = engine.keys
     [oldest] = await engine.store.read(("zrange", [keys.all_requests, 0, 0, False, True]))
@@ -46,8 +46,14 @@ async def due(engine: Engine) -> list[str]:
     while month_rows.closed(engine, month):
         months.append(month)
         month = month_rows.month_at(month_rows.month_bounds(month)[1] + 1)
+    return await _untrue(engine, months)
+
+
+async def _untrue(engine: Engine, months: list[str]) -> list[str]:
+    """Those of `months` whose kept rows are missing, made otherwise or not true (one read)."""
     if not months:
         return []
+    keys = engine.keys
     calls: list[tuple[str, list[object]]] = []
     for month in months:
         calls += [
@@ -90,7 +96,7 @@ async def keep_due(engine: Engine) -> list[str]:
         if not await claim.acquire():
             continue  # another worker is keeping it
         try:
-            if month in await due(engine):  # not kept by another worker since the look
+            if await _untrue(engine, [month]):  # not kept by another worker since the look
                 await keep(engine, month, "worker")
                 done.append(month)
         finally:

@@ -12,7 +12,7 @@ is read from the records again, and kept anew once `settled` (until then its pen
 are still being decided, and remaking its rows at each read would double each read's cost).
 People's names and teams are looked up when
 the rows are read (a directory sync renames people); rows made from another organisation
-file, or by other code (`signature`: this layout and the source of the modules that render
+file, or by other code (`signature`: the source of the modules that make and render
 rows), are not used: the worker remakes them (bot/month_keeper.py).
 
 Each kept row: [request id, submission ms, status, process, requester id, the steps' people
@@ -38,16 +38,14 @@ from workflow.store import bytes_read
 
 # Rows a hash field: the first page of a list decompresses one field, not the month.
 CHUNK = 1000
-# Bumped whenever a kept row's fields or their rendering change: rows kept before are remade.
-LAYOUT = "2"
 # zlib's level: a dense month's rows are 238 bytes each, 47 compressed at 6 (52 at 4, 61 at 1;
 # jemalloc rounds each field up), made at ~6 µs a row (4: ~4; 1: ~2.5), once a month.
 LEVEL = 6
 KEPT_FIELDS = ("id", "ms", "status", "process", "requester", "people", "what", "csv_tail")
 
 
-# What a kept row's cells are rendered by: a change in any of them (a catalogue sentence, a date
-# or amount format, a column) makes rows kept before stale, without anyone bumping LAYOUT.
+# What a kept row's fields and cells are made by: a change in any of them (a field, a catalogue
+# sentence, a date or amount format, a column) makes rows kept before stale.
 RENDERED_BY = (
     "agent/catalogue.py",
     "agent/i18n.py",
@@ -68,10 +66,10 @@ def _code() -> str:
 
 
 def signature(engine: Engine) -> str:
-    """What kept rows were rendered with: this layout, the code that renders them, and the
+    """What kept rows were made with: the code that makes and renders them, and the
     organisation file's processes and leave types (their names are in the rows)."""
     config = engine.config
-    parts = [LAYOUT, _code(), *(p.model_dump_json() for p in config.processes)]
+    parts = [_code(), *(p.model_dump_json() for p in config.processes)]
     parts += [t.model_dump_json() for t in config.leave_types]
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
@@ -143,7 +141,7 @@ class Reader:
 
 async def save(engine: Engine, month: str, made_at: str, sig: str, rows: list[list[Any]]) -> None:
     """Keep a month's rows (all of them, newest first), made from its records as they were
-    when its change count was `made_at`. Written in one command, so a reader sees the old
+    when its change count was `made_at`. Written in one transaction, so a reader sees the old
     rows or the new ones; rows kept at a count that has moved on are never read."""
     fields: dict[str, str | bytes] = {"g": made_at, "s": sig, "n": str(-(-len(rows) // CHUNK))}
     for k in range(0, len(rows), CHUNK):

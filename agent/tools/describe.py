@@ -36,8 +36,7 @@ def what_in_sentence(req: Request, config: OrgConfig, locale: str) -> str:
     """`what` inside a sentence: "Prepared sick leave, Thu 3 Dec 2026 (1 working day), …"
     (a leave type marked `proper_name` keeps its capital: "Prepared Christmas leave, …")."""
     described = what(req, config, locale)
-    leave_type = config.leave_types_by_key.get(req.fields.get("leave_type") or "")
-    if req.kind == "leave" and leave_type is not None and leave_type.proper_name:
+    if req.kind == "leave" and config.leave_types_by_key[req.fields["leave_type"]].proper_name:
         return described
     return in_sentence(described, locale)
 

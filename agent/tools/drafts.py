@@ -19,7 +19,7 @@ from workflow.errors import WorkflowError
 from workflow.fields import validate_fields
 from workflow.keys import conversation_drafts, thread_drafts
 from workflow.models import PendingAction, PendingKind, PendingStatus, Request
-from workflow.transactions import hset_for, transact
+from workflow.transactions import Group, hset_for, transact
 
 
 def slot_of(kind: PendingKind, request_id: str) -> str:
@@ -97,16 +97,21 @@ async def remember(ctx: ToolContext, proposal: Proposal, replaced: str | None) -
         and not await ctx.engine.supersede(replaced, ctx.actor.id, pending.id)
     ):
         replaced = None
-    ttl_s = _ttl_s(ctx)
-    slot = slot_of(pending.kind, pending.request_id)
-    writes = [hset_for(thread_drafts(ctx.thread_key), slot, pending.id, ttl_s)]
+    more: list[Group] = []
     if pending.kind is PendingKind.SUBMIT and (conv := conversation_of(ctx.thread_key)):
         # its own transaction: the DM's key lives in another hash slot than the thread's
-        writes.append(hset_for(conversation_drafts(conv), ctx.actor.id, ctx.thread_key, ttl_s))
-    await transact(ctx.engine.store.redis, *writes)  # one round trip on one Redis
-    if ctx.drafts is not None:
-        ctx.drafts[slot] = pending.id
+        more.append(hset_for(conversation_drafts(conv), ctx.actor.id, ctx.thread_key, _ttl_s(ctx)))
+    await _note(ctx, slot_of(pending.kind, pending.request_id), pending.id, *more)
     return replaced if replaced != pending.id else None
+
+
+async def _note(ctx: ToolContext, slot: str, pending_id: str, *more: Group) -> None:
+    """The thread's draft in `slot` is `pending_id` now (with `more` writes, one round trip on
+    one Redis), and so is the turn's copy of the thread's drafts: every write of them is here."""
+    thread = hset_for(thread_drafts(ctx.thread_key), slot, pending_id, _ttl_s(ctx))
+    await transact(ctx.engine.store.redis, thread, *more)
+    if ctx.drafts is not None:
+        ctx.drafts[slot] = pending_id
 
 
 def _ttl_s(ctx: ToolContext) -> int:
@@ -138,11 +143,5 @@ async def carry_live_draft(ctx: ToolContext) -> str | None:
     pending_id = await live_draft(other_ctx, PendingKind.SUBMIT)
     if pending_id is None:
         return None
-    key = thread_drafts(ctx.thread_key)
-    async with redis.pipeline(transaction=True) as pipe:
-        pipe.hset(key, slot_of(PendingKind.SUBMIT, "-"), pending_id)
-        pipe.expire(key, _ttl_s(ctx))
-        await pipe.execute()
-    if ctx.drafts is not None:
-        ctx.drafts[slot_of(PendingKind.SUBMIT, "-")] = pending_id
+    await _note(ctx, slot_of(PendingKind.SUBMIT, "-"), pending_id)
     return other

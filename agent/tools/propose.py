@@ -29,6 +29,11 @@ from workflow.engine import Proposal
 from workflow.models import PendingKind, Request
 
 
+def _what(ctx: ToolContext, req: Request) -> str:
+    """The request as its proposal's sentence names it, in the actor's language."""
+    return what_in_sentence(req, ctx.engine.config, ctx.locale)
+
+
 async def awaiting_click(
     ctx: ToolContext,
     proposal: Proposal,
@@ -67,9 +72,7 @@ async def awaiting_click(
 
 def _unchanged(ctx: ToolContext, pending_id: str, draft: Request) -> Observation:
     """A correction that changes nothing: no new card; the live one stays as it is."""
-    summary = say(
-        "propose.unchanged", ctx.locale, what=what_in_sentence(draft, ctx.engine.config, ctx.locale)
-    )
+    summary = say("propose.unchanged", ctx.locale, what=_what(ctx, draft))
     return ok(
         summary,
         status="unchanged",
@@ -149,10 +152,7 @@ async def propose_leave(ctx: ToolContext, args: ProposeLeaveArgs) -> Observation
     left = ""
     if after is not None and after.available is not None:
         left = say("propose.left", loc, n=f"{after.available:g}")
-    summary = (
-        say("propose.request", loc, what=what_in_sentence(req, ctx.engine.config, loc), chain=chain)
-        + left
-    )
+    summary = say("propose.request", loc, what=_what(ctx, req), chain=chain) + left
     if req.filed_by:  # HR's draft for someone: the card and the answer say whose it is
         summary += say("proposal.on_behalf", loc, who=ctx.engine.person(req.requester).name)
     return await awaiting_click(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
@@ -188,9 +188,7 @@ async def propose_request(ctx: ToolContext, args: ProposeRequestArgs) -> Observa
     )
     loc, req = ctx.locale, proposal.request
     chain = " → ".join(ctx.engine.directory.get(st.approver).name for st in req.steps)
-    summary = say(
-        "propose.request", loc, what=what_in_sentence(req, ctx.engine.config, loc), chain=chain
-    )
+    summary = say("propose.request", loc, what=_what(ctx, req), chain=chain)
     return await awaiting_click(ctx, proposal, summary, _request_fields(ctx, proposal), replaced)
 
 
@@ -211,7 +209,7 @@ async def propose_decision(ctx: ToolContext, args: ProposeDecisionArgs) -> Obser
         f"propose.{args.decision}",
         loc,
         who=d.get(req.requester).name,
-        what=what_in_sentence(req, ctx.engine.config, loc),
+        what=_what(ctx, req),
     )
     fields = {
         "decision": args.decision,
@@ -232,7 +230,7 @@ async def propose_withdraw(ctx: ToolContext, args: ProposeWithdrawArgs) -> Obser
     replaced = await live_draft(ctx, PendingKind.WITHDRAW, request_id)
     proposal = await ctx.engine.prepare_withdraw(ctx.actor.id, request_id, args.reason)
     loc, req = ctx.locale, proposal.request
-    summary = say("propose.withdraw", loc, what=what_in_sentence(req, ctx.engine.config, loc))
+    summary = say("propose.withdraw", loc, what=_what(ctx, req))
     return await awaiting_click(ctx, proposal, summary, {"reason": args.reason}, replaced)
 
 
@@ -257,7 +255,7 @@ async def propose_reminder(ctx: ToolContext, args: ProposeReminderArgs) -> Obser
         "propose.remind",
         loc,
         to=to,
-        what=what_in_sentence(req, ctx.engine.config, loc),
+        what=_what(ctx, req),
         since=since,
     )
     return await awaiting_click(ctx, proposal, summary, {"to": to, "note": args.note}, replaced)

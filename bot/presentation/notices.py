@@ -12,17 +12,11 @@ from bot import wording
 from bot.notices import Kind, Notice, Plan
 from bot.presentation import bulk, counter, requests
 from bot.presentation.model import Card, Paragraph, Reader, Tone
-from bot.presentation.text import Listed, listed
+from bot.presentation.text import listed
 from bot.wording import say
 from workflow.engine import Engine
 from workflow.models import Request
 from workflow.queries import OutEntry
-
-
-def _more(lines: list[str], shown: Listed[Any], locale: str) -> list[str]:
-    if shown.more:
-        lines.append(say("line.and_more", locale, n=shown.more))
-    return lines
 
 
 def digest_card(
@@ -41,7 +35,7 @@ def digest_card(
     return Card(
         fallback=title,
         title=title,
-        lead=(Paragraph("\n".join(_more(lines, page, locale)) or "—"),),
+        lead=(Paragraph("\n".join(page.with_more(lines, locale)) or "—"),),
         context=(say("line.digest_where", locale),),
         checklist=bulk.approve_selected(page.shown, engine, locale),
     )
@@ -57,7 +51,7 @@ def weekly_out_card(out: list[OutEntry], start: date, end: date, reader: Reader)
         + (say("value.awaiting", locale) if o.tentative else "")
         for o in page.shown
     ]
-    body = "\n".join(_more(lines, page, locale)) or wording.nobody_out(locale)
+    body = "\n".join(page.with_more(lines, locale)) or wording.nobody_out(locale)
     return Card(fallback=title, title=title, lead=(Paragraph(body),))
 
 

@@ -57,9 +57,7 @@ def _team_out(entries: Sequence[OutEntry], locale: str) -> Paragraph:
         return Paragraph(say("word.nobody", locale), label=label)
     page = listed(entries)
     lines = [f"• {wording.out_line(o, locale)}" for o in page.shown]
-    if page.more:
-        lines.append(say("line.and_more", locale, n=page.more))
-    return Paragraph("\n".join(lines), label=label)
+    return Paragraph("\n".join(page.with_more(lines, locale)), label=label)
 
 
 def _details(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from agent.catalogue import say
 from bot.presentation.model import Card
 from bot.presentation.steps import TaskLine
 
@@ -28,6 +29,10 @@ class Listed(Generic[T]):
     def more(self) -> int:
         """How many it leaves out: its "…and N more"."""
         return self.total - len(self.shown)
+
+    def with_more(self, lines: list[str], locale: str) -> list[str]:
+        """`lines` (one per item shown) and, when some are left out, their "…and N more"."""
+        return [*lines, say("line.and_more", locale, n=self.more)] if self.more else lines
 
 
 def listed(items: Sequence[T], total: int | None = None, limit: int = LIST_MAX) -> Listed[T]:

@@ -378,9 +378,11 @@ class TurnRunner:
         work = asyncio.create_task(handler.run_turn(turn, journal), name=f"run:{turn.id}")
         held = self._hold(Held(turn, token, work))
         try:
-            await work
+            try:
+                await work
+            finally:
+                self._let_go(token)  # before the lease is released or finished (see _let_go)
         except asyncio.CancelledError:
-            self._let_go(token)
             if held.lost:
                 # another runner holds the thread now and runs this turn (from its journal)
                 log.warning("turn_abandoned_lease_lost", entry=turn.id, thread=turn.thread)
@@ -390,7 +392,6 @@ class TurnRunner:
                 await asyncio.shield(self.queue.release(turn, token, refund=True))
             raise
         except Exception as e:  # any failure of a turn is retried, then reported
-            self._let_go(token)
             log.exception("turn_failed", entry=turn.id, attempt=attempt, error=repr(e)[:300])
             if attempt >= self.limits.max_attempts:
                 await self._bury(turn, token, handler, journal, repr(e)[:300])
@@ -398,8 +399,6 @@ class TurnRunner:
             await self.queue.release(turn, token)
             await asyncio.sleep(0.2 * attempt)
             return False
-        finally:
-            self._let_go(token)
         await self.queue.finish(turn, token)
         return True
 

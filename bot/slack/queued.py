@@ -161,12 +161,13 @@ class SlackIngress:
         self, raw: bytes, headers: Mapping[str, str]
     ) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The body and DM event of a correctly signed plain DM; None: the edge answers it."""
-        try:  # the signature before anything looks into the body
+        # not a DM at all: the edge verifies it (once) on its own path; a byte search is no read
+        if b'"event_callback"' not in raw or b'"im"' not in raw:
+            return None
+        try:  # the signature before anything parses the body
             self.edge.verify(raw, headers)
         except Refused:
             return None  # refused by the edge, and counted there, as it always was
-        if b'"event_callback"' not in raw or b'"im"' not in raw:
-            return None
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError:
