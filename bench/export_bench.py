@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,15 +39,35 @@ from workflow.engine import Engine  # noqa: E402
 from workflow.store import connect  # noqa: E402
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    client = connect(args.redis_url)
+async def fill_engine(redis_url: str) -> tuple[Engine, dict[str, str]]:
+    """An engine on a Redis bench/scale_bench.py filled, for the organisation it generated,
+    and the fill's note; then the heap settled, as the CLI and the worker settle it once the
+    organisation is loaded (bot/heap.py)."""
+    client = connect(redis_url)
     fill = await client.hgetall(META)
     if not fill:
-        raise SystemExit(f"{args.redis_url} holds no scale_bench fill (no key {META})")
+        raise SystemExit(f"{redis_url} holds no scale_bench fill (no key {META})")
     engine = Engine(
         org_config(int(fill["people"]), org_id="scalebench"), client, FixedClock(datetime.now())
     )
-    heap.settle()  # as the command does once the organisation is loaded (bot/cli.py)
+    heap.settle()
+    return engine, fill
+
+
+def cli(doc: str | None, run: Callable[[argparse.Namespace], Awaitable[dict[str, Any]]]) -> None:
+    """A month bench's command line (--redis-url, --month, --runs): prints what `run` finds."""
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--redis-url", required=True, help="a Redis scale_bench filled")
+    parser.add_argument("--month", required=True, help="YYYY-MM, of the fill's simulated dates")
+    parser.add_argument("--runs", type=int, default=3)
+    print(json.dumps(asyncio.run(run(parser.parse_args())), indent=1))
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    engine, fill = await fill_engine(args.redis_url)
+    client = engine.store.redis
     first = date.fromisoformat(args.month + "-01")
     last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
     month: admin.Filters = {"since": first, "until": last, "status": None, "process": None}
@@ -89,13 +110,7 @@ def _digest(text: io.StringIO) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--redis-url", required=True, help="a Redis scale_bench filled and kept")
-    parser.add_argument("--month", required=True, help="YYYY-MM, of the fill's simulated dates")
-    parser.add_argument("--runs", type=int, default=3)
-    print(json.dumps(asyncio.run(run(parser.parse_args())), indent=1))
+    cli(__doc__, run)
 
 
 if __name__ == "__main__":

@@ -106,8 +106,9 @@ async def keep_due(engine: Engine) -> list[str]:
 
 
 async def run(engine: Engine, stop: asyncio.Event, *, every_s: float = EVERY_S) -> None:
-    """`keep_due` every `every_s` until `stop` is set. A month is read a page at a time and
-    compressed a chunk at a time, so the worker's other tasks run between them."""
+    """`keep_due` every `every_s` until `stop` is set. A month's records are made into rows
+    100 at a time and compressed 32 KB at a time (admin.KEEP_PAUSE, month_rows.Keeping), so
+    the worker's other tasks run between them: its loop is held a few ms at most."""
     while not stop.is_set():
         try:
             await keep_due(engine)
