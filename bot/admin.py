@@ -693,9 +693,9 @@ class _Requesters(dict[str, tuple[str, str]]):
 
 
 class _People(dict[str, tuple[str, str, str]]):
-    """An export row's approvers, current holder's id and deciders, per entry's people
+    """An export row's approvers, current holder and deciders, named, per entry's people
     (`_prepared`): joined once per export, as a month repeats the same managers. The holder
-    is named only where the request is pending, as before (a decided one shows nobody)."""
+    is shown only where the request is pending (`Rows`: a decided one shows nobody)."""
 
     def __init__(self, names: _Names) -> None:
         super().__init__()
@@ -706,7 +706,7 @@ class _People(dict[str, tuple[str, str, str]]):
         names = self.names
         found = self[key] = (
             " → ".join([names[a] for a in approvers.split("\x1d")]) if approvers else "",
-            holder,
+            names[holder] if holder else "",
             ", ".join([names[b] for b in decided.split("\x1d")]) if decided else "",
         )
         return found
@@ -773,24 +773,12 @@ class Rows:
         self._names = _Names(engine)
         self._requesters = _Requesters(self._names)
         self._people = _People(self._names)
-        # the CSV of the cells that repeat: requester id, name and team; the people (per set
-        # of people, each part made once: approvers, current holder, deciders)
+        # the CSV of the cells that repeat: requester id, name and team; the people, per set
+        # of people, as `cells` names them (the holder only where the request is pending)
         self._requester_cells = _Quoted(lambda r: (r, *self._requesters[r]))
         self._process_cells = _Quoted(lambda p: (p,))
-        approvers = _Quoted(lambda a: (" → ".join([self._names[x] for x in a.split("\x1d")]),))
-        holders = _Quoted(lambda h: (self._names[h],))
-        deciders = _Quoted(lambda d: (", ".join([self._names[x] for x in d.split("\x1d")]),))
-        approvers[""] = holders[""] = deciders[""] = ""
-
-        def pending(key: str) -> str:
-            a, h, d = key.split("\x1c")
-            return f"{approvers[a]},{holders[h]},{deciders[d]}"
-
-        def decided(key: str) -> str:
-            a, _, d = key.split("\x1c")
-            return f"{approvers[a]},,{deciders[d]}"
-
-        self._pending_cells, self._decided_cells = _Made(pending), _Made(decided)
+        self._pending_cells = _Quoted(self._people.__getitem__)
+        self._decided_cells = _Quoted(lambda key: (self._people[key][0], "", self._people[key][2]))
         self._tail_commas = 2 + len(self._fields)  # commas in `tail` where none is quoted
 
     def __call__(self, c: dict[str, Any]) -> dict[str, Any]:
@@ -823,7 +811,7 @@ class Rows:
             *self._values(f),
             c.get("x", _NONE).get("working_days", ""),
             approvers,
-            self._names[holder] if holder and status == "pending" else "",
+            holder if status == "pending" else "",
             decided,
         )
         if self.with_reasons:
