@@ -34,6 +34,7 @@ from multidict import CIMultiDict
 log = structlog.get_logger("bot")
 
 # A route's answer to a request it takes: (status, text), or None when aiohttp should answer it.
+# (A future the route resolves from a callback costs less than a coroutine: no task for it.)
 Quick = Callable[[bytes, Mapping[str, str], "str | None"], "Awaitable[tuple[int, str]] | None"]
 MAX_HEAD = 16 * 1024  # a head longer than this goes to aiohttp (which refuses it as it always has)
 KEEPALIVE_S = 75.0  # aiohttp's keepalive_timeout
@@ -88,7 +89,7 @@ class FrontProtocol(asyncio.Protocol):
         self.headers: CIMultiDict[str] = CIMultiDict()
         self.url = b""
         self.complete = False
-        self.busy: asyncio.Task[None] | None = None  # the request being answered
+        self.busy: asyncio.Future[tuple[int, str]] | None = None  # the request being answered
         self.paused = False  # reading paused: pipelined bytes over BUFFER_LIMIT wait
         self.held = False  # writing paused: the transport's buffer is full
         self.closing = False  # close once the request being answered is answered
@@ -163,7 +164,8 @@ class FrontProtocol(asyncio.Protocol):
         self.buf = self.buf[self.length :]
         self.length, self.complete, self.url = 0, False, b""
         self.headers = CIMultiDict()
-        self.busy = self.site.loop.create_task(self._answer(answer, self.keep_alive))
+        self.busy = busy = asyncio.ensure_future(answer, loop=self.site.loop)
+        busy.add_done_callback(self._answered)
 
     def _head(self, size: int) -> bool:
         """Read a head of `size` bytes; True if it is a request a route here may take."""
@@ -202,15 +204,19 @@ class FrontProtocol(asyncio.Protocol):
         except Exception:  # a bug: aiohttp meets it again, and answers it as any handler's
             return None
 
-    async def _answer(self, answer: Awaitable[tuple[int, str]], keep_alive: bool) -> None:
+    def _answered(self, answer: asyncio.Future[tuple[int, str]]) -> None:
+        """Write the answer of the request in hand (a done callback: no task per request)."""
+        transport = self.transport
+        assert transport is not None
+        self.busy, keep_alive = None, self.keep_alive  # (no other head is read until now)
+        if answer.cancelled():  # (only at shutdown): nothing to say, and the order is lost
+            transport.close()
+            return
         try:
-            status, text = await answer
+            status, text = answer.result()
         except Exception:  # a bug: answered as aiohttp answers a handler's exception
             log.exception("front_request_failed")
             status, text, keep_alive = 500, "500 Internal Server Error", False
-        transport = self.transport
-        assert transport is not None
-        self.busy = None
         if transport.is_closing():
             return
         close = not keep_alive or self.closing

@@ -30,6 +30,7 @@ class Route:
     answer: tuple[int, str] = (200, "")
     hold: asyncio.Event | None = None
     done: list[bytes] = field(default_factory=list)
+    by_future: bool = False  # answer with a future set from a callback, as the DM route does
 
     def __call__(
         self, body: bytes, headers: Mapping[str, str], remote: str | None
@@ -39,7 +40,23 @@ class Route:
         if body == b"quick boom":
             raise RuntimeError("a bug in the route")
         self.seen.append(body)
+        if self.by_future:
+            return self._future(body)
         return self._answer(body)
+
+    def _future(self, body: bytes) -> asyncio.Future[tuple[int, str]]:
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[tuple[int, str]] = loop.create_future()
+
+        def done() -> None:
+            self.done.append(body)
+            if body == b"quick fails later":
+                answer.set_exception(RuntimeError("a bug behind the route"))
+            else:
+                answer.set_result(self.answer)
+
+        loop.call_later(0.01, done)
+        return answer
 
     async def _answer(self, body: bytes) -> tuple[int, str]:
         if self.hold is not None:
@@ -147,6 +164,30 @@ async def test_pipelined_requests_are_answered_in_order_and_aiohttp_takes_over_a
     ]
     assert served.route.done == [b"quick a", b"quick b"]
     conn.close()
+
+
+async def test_answers_the_route_gives_through_futures_are_written_in_order(served: Served):
+    """A route may answer with a future set from a callback (no task per request): pipelined
+    requests are still answered one at a time, in order, and the connection stays open."""
+    served.route.by_future = True
+    conn = await served.connect()
+    await conn.send(b"".join(post(b"quick %d" % i) for i in range(5)))
+    answers = [await conn.response() for _ in range(5)]
+    assert [(r.status, r.by_aiohttp) for r in answers] == [(200, False)] * 5
+    assert served.route.done == [b"quick %d" % i for i in range(5)]
+    await conn.send(post(b"quick again"))
+    assert (await conn.response()).status == 200
+    conn.close()
+
+
+async def test_a_future_that_fails_is_answered_500_and_the_connection_closed(served: Served):
+    served.route.by_future = True
+    conn = await served.connect()
+    await conn.send(post(b"quick fails later") + post(b"quick never read"))
+    r = await conn.response()
+    assert (r.status, r.headers.get("connection")) == (500, "close")
+    assert await conn.closed()
+    assert served.route.seen == [b"quick fails later"]
 
 
 async def test_a_request_in_pieces_is_answered_once_it_is_whole(served: Served):

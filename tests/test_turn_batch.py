@@ -120,3 +120,29 @@ async def test_on_a_real_redis_a_script_it_does_not_know_is_loaded_and_each_call
     finally:
         await batcher.aclose()
         await client.aclose()
+
+
+async def test_a_caller_whose_callback_fails_does_not_keep_the_others_from_their_replies(
+    redis: CountingRedis,
+):
+    """`call`'s callbacks are told one by one: a bug in one is logged, the rest still hear."""
+    from structlog.testing import capture_logs
+
+    source = "return KEYS[1]"
+    batcher = ScriptBatcher(redis, source, hashlib.sha1(source.encode()).hexdigest())
+    await redis.script_load(source)
+    told: list[Any] = []
+
+    def broken(_: Any) -> None:
+        raise RuntimeError("a caller's bug")
+
+    with capture_logs() as logs:
+        batcher.call(["a"], [], told.append)
+        batcher.call(["b"], [], broken)
+        batcher.call(["c"], [], told.append)
+        for _ in range(200):  # ("c" is told after "b", in the batch's order)
+            if len(told) == 2:
+                break
+            await asyncio.sleep(0.01)
+    assert told == ["a", "c"]
+    assert [e["event"] for e in logs] == ["batch_reply_failed"]

@@ -2,8 +2,8 @@
 
 A burst of events reaches the ingress handlers in the same few loop iterations; each used to
 take a pooled connection, arm its own timer and make its own round trip, and that work,
-not Redis, was most of an ack's CPU. Here each call only joins the current batch and waits;
-the batch goes out as one pipeline (not a transaction: each script is atomic on its own) under
+not Redis, was most of an ack's CPU. Here each call only joins the current batch, with a
+callback for its reply (`call`; or awaits it: `__call__`); the batch goes out as one pipeline (not a transaction: each script is atomic on its own) under
 one deadline. No call is retried blindly: a script Redis did not know (NOSCRIPT, after a
 restart) did not run, so it is loaded and those calls alone are sent again; anything else
 that goes wrong fails every call of the batch, which the edge answers with a 503.
@@ -16,17 +16,42 @@ its command stack, which cost more than twice the CPU of everything else an enqu
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import redis.asyncio as aioredis
 import redis.exceptions
+import structlog
 
 from bot.queue.errors import QueueUnavailable
+
+log = structlog.get_logger("turns")
 
 MAX_BATCH = 256  # calls per pipeline: bounds how long Redis is busy with one batch
 BATCH_CONNECTIONS = 8  # batches in flight at once; a burst is one or two
 
-_Call = tuple[list[str], list[Any], "asyncio.Future[Any]"]
+# Told a call's reply: the script's value, or the QueueUnavailable that failed it
+Reply = Callable[[Any], None]
+_Call = tuple[list[str], list[Any], Reply]
+
+
+def settle(future: asyncio.Future[Any], value: Any) -> None:
+    """A `Reply` that resolves `future`: its result, or the QueueUnavailable raised."""
+    if future.done():  # its caller gave up
+        return
+    if isinstance(value, QueueUnavailable):
+        future.set_exception(value)
+    else:
+        future.set_result(value)
+
+
+def _tell(reply: Reply, value: Any) -> None:
+    """Give a caller its reply; a caller's bug is logged, and the rest of the batch still told."""
+    try:
+        reply(value)
+    except Exception:
+        log.exception("batch_reply_failed")
 
 
 def _noscript(reply: Any) -> bool:
@@ -106,13 +131,20 @@ class ScriptBatcher:
         Raises:
             QueueUnavailable: the batch missed its deadline or Redis failed it.
         """
-        loop = asyncio.get_running_loop()
-        reply: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.call(keys, args, partial(settle, future))
+        return await future
+
+    def call(self, keys: list[str], args: list[Any], reply: Reply) -> None:
+        """Join this tick's batch; `reply` is told the script's value, or a QueueUnavailable.
+
+        A callback rather than a future and a task: an ack that waits on its own task was a
+        good part of its CPU in a burst. `reply` runs in the loop, once, and must not block.
+        """
         self._pending.append((keys, args, reply))
         if not self._scheduled:  # the rest of this tick's calls join before it is sent
             self._scheduled = True
-            loop.call_soon(self._flush)
-        return await reply
+            asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
         self._scheduled = False
@@ -129,16 +161,13 @@ class ScriptBatcher:
         except (TimeoutError, redis.exceptions.RedisError, OSError) as e:
             why = "no answer in time" if isinstance(e, TimeoutError) else repr(e)[:200]
             for *_, reply in batch:
-                if not reply.done():
-                    reply.set_exception(QueueUnavailable(why))
+                _tell(reply, QueueUnavailable(why))
             return
         for (*_, reply), value in zip(batch, replies, strict=True):
-            if reply.done():  # its caller gave up
-                continue
-            if isinstance(value, Exception):
-                reply.set_exception(QueueUnavailable(repr(value)[:200]))
-            else:
-                reply.set_result(value)
+            _tell(
+                reply,
+                QueueUnavailable(repr(value)[:200]) if isinstance(value, Exception) else value,
+            )
 
     async def _execute(self, batch: list[_Call]) -> list[Any]:
         replies = await self._pipeline([(keys, args) for keys, args, _ in batch])

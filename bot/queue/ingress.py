@@ -10,6 +10,8 @@ delivers the event again later.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -18,11 +20,13 @@ import structlog
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from bot.queue.batch import settle
 from bot.queue.runner import RunnerLimits, TurnRunner
-from bot.queue.stream import QueueUnavailable, TurnQueue
+from bot.queue.stream import QueueUnavailable, Turn, TurnQueue
 
 log = structlog.get_logger("turns")
 INGRESS_CONNECTIONS = 64
+Submitted = bool | QueueUnavailable  # queued, a retry of a queued one, or not queued
 
 
 def connect_ingress(url: str | None, deadline_s: float, main: aioredis.Redis) -> aioredis.Redis:
@@ -95,22 +99,36 @@ class Turns:
         Raises:
             QueueUnavailable: Redis did not answer within the deadline, or failed.
         """
-        try:
-            entry = await self.queue.enqueue(
-                platform, key, kind, thread, data, seen_ttl_s=seen_ttl_s
-            )
-        except QueueUnavailable as e:
-            log.error("turn_not_queued", platform=platform, key=key, error=str(e))
-            raise QueueUnavailable(
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.submit_then(
+            Turn("", platform, kind, thread, data, key), seen_ttl_s, partial(settle, future)
+        )
+        return await future  # type: ignore[no-any-return]
+
+    def submit_then(self, turn: Turn, seen_ttl_s: int, then: Callable[[Submitted], None]) -> None:
+        """`submit` for an ack answered from a callback (no task, no coroutine of its own):
+        `then` is told True (queued), False (a retry of a queued one) or the QueueUnavailable."""
+        self.queue.enqueue_then(turn, seen_ttl_s, partial(self._queued, turn, then))
+
+    def _queued(
+        self, turn: Turn, then: Callable[[Submitted], None], entry: str | QueueUnavailable | None
+    ) -> None:
+        platform, key = turn.platform, turn.key
+        if isinstance(entry, QueueUnavailable):
+            log.error("turn_not_queued", platform=platform, key=key, error=str(entry))
+            refused = QueueUnavailable(
                 "The message could not be queued (the database did not answer in time); "
                 "the platform will deliver it again."
-            ) from e
-        if entry is None:
+            )
+            refused.__cause__ = entry
+            then(refused)
+        elif entry is None:
             log.info("turn_duplicate", platform=platform, key=key)
-            return False
-        self.runner.ingress_seen()
-        self.runner.wake()
-        return True
+            then(False)
+        else:
+            self.runner.ingress_seen()
+            self.runner.wake()
+            then(True)
 
 
 async def ping_within(client: aioredis.Redis, deadline_s: float) -> str | None:

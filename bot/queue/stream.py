@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
 import redis.exceptions
 
-from bot.queue.batch import ScriptBatcher
+from bot.queue.batch import Reply, ScriptBatcher, settle
 from bot.queue.errors import QueueUnavailable
 from workflow.keys import (
     turn_attempts,
@@ -138,6 +139,11 @@ def _flat(fields: dict[str, str]) -> list[str]:
     return [x for kv in fields.items() for x in kv]
 
 
+def _entry(then: Reply, value: Any) -> None:
+    """The enqueue script's reply as `enqueue` gives it: the entry id, None (seen), or the error."""
+    then(value if isinstance(value, QueueUnavailable) else str(value) if value else None)
+
+
 class TurnQueue:
     """The turn stream and its consumer group, over one Redis client (and a fast one for ingress)."""
 
@@ -153,6 +159,7 @@ class TurnQueue:
         self.org = org
         self.stream = turn_stream(org)
         self.dead = turn_dead_letters(org)
+        self._alone: set[asyncio.Future[None]] = set()  # enqueues not batched (a cluster)
         self.use_ingress(ingress if ingress is not None else redis, deadline_s)
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
@@ -210,18 +217,33 @@ class TurnQueue:
         Raises:
             QueueUnavailable: Redis did not answer within the deadline, or failed.
         """
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         turn = Turn("", platform, kind, thread, data, key)
-        keys = [turn_seen(self.org, platform, key), self.stream, turn_order(self.org, thread)]
+        self.enqueue_then(turn, seen_ttl_s, partial(settle, future))
+        return await future  # type: ignore[no-any-return]
+
+    def enqueue_then(self, turn: Turn, seen_ttl_s: int, then: Reply) -> None:
+        """`enqueue` without a task or future of its own (an ack's): `then` is told the entry
+        id, None for a duplicate, or the QueueUnavailable that stopped it."""
+        org, thread = self.org, turn.thread
+        keys = [turn_seen(org, turn.platform, turn.key), self.stream, turn_order(org, thread)]
         args = [seen_ttl_s, *_flat(turn.fields())]
         if self._batched is not None:
-            entry = await self._batched(keys, args)
-        else:
-            try:
-                async with asyncio.timeout(self.deadline_s):
-                    entry = await self._enqueue(keys=keys, args=args)
-            except (TimeoutError, redis.exceptions.RedisError, OSError) as e:
-                raise QueueUnavailable(repr(e)[:200]) from e
-        return str(entry) if entry else None
+            self._batched.call(keys, args, partial(_entry, then))
+            return
+        task = asyncio.ensure_future(self._enqueue_alone(keys, args, then))
+        self._alone.add(task)
+        task.add_done_callback(self._alone.discard)
+
+    async def _enqueue_alone(self, keys: list[str], args: list[Any], then: Reply) -> None:
+        """One enqueue on its own (a cluster: no batch), within the deadline."""
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                entry = await self._enqueue(keys=keys, args=args)
+        except (TimeoutError, redis.exceptions.RedisError, OSError) as e:
+            then(QueueUnavailable(repr(e)[:200]))
+            return
+        _entry(then, entry)
 
     async def read(self, consumer: str, count: int, block_ms: int | None = None) -> list[Turn]:
         """New entries for this consumer; each entry goes to one consumer of the group."""

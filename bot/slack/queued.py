@@ -8,7 +8,9 @@ the event again. Anything else (commands, clicks, forms, other events) goes thro
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -21,6 +23,7 @@ from agent.catalogue import say
 from agent.i18n import detect_locale
 from bot.budget import client_address
 from bot.queue import QueueUnavailable, Turn, TurnJournal, Turns
+from bot.queue.ingress import Submitted
 from bot.queue.journal import ANSWERED
 from bot.slack.edge import MAX_DEPTH, Refused, SlackEdge, depth
 
@@ -34,6 +37,7 @@ SEEN_TTL_S = 3600  # Slack retries within minutes; an hour of memory drops every
 DM = "dm"
 MAX_ID = 255  # the edge's limit on an id (bot/slack/edge.py's Id)
 COMMAND = "command"
+ACKED = (200, "")
 
 
 def slack_thread(team: str, channel: str, thread_ts: str) -> str:
@@ -51,15 +55,11 @@ def wanted_dm(event: dict[str, Any]) -> bool:
     )
 
 
-async def submit_dm(turns: Turns, body: dict[str, Any], event: dict[str, Any]) -> bool:
-    """Queue the DM's turn; False for an empty DM or Slack's retry of a queued one.
-
-    Raises:
-        QueueUnavailable: it could not be queued in time (answer non-2xx).
-    """
+def dm_turn(body: dict[str, Any], event: dict[str, Any]) -> Turn | None:
+    """The DM's turn as it is queued (keyed by its event id), or None for an empty DM."""
     text = (event.get("text") or "").strip()
     if not text or not isinstance(event.get("user"), str) or not event.get("channel"):
-        return False
+        return None
     team = body.get("team_id") or event.get("team") or ""
     channel = str(event["channel"])
     root = str(event.get("thread_ts") or event.get("ts") or "")
@@ -71,9 +71,25 @@ async def submit_dm(turns: Turns, body: dict[str, Any], event: dict[str, Any]) -
         "thread_ts": root,
         "text": text,
     }
-    return await turns.submit(
-        PLATFORM, str(key), DM, slack_thread(team, channel, root), data, seen_ttl_s=SEEN_TTL_S
-    )
+    return Turn("", PLATFORM, DM, slack_thread(team, channel, root), data, str(key))
+
+
+async def submit_dm(turns: Turns, body: dict[str, Any], event: dict[str, Any]) -> bool:
+    """Queue the DM's turn; False for an empty DM or Slack's retry of a queued one.
+
+    Raises:
+        QueueUnavailable: it could not be queued in time (answer non-2xx).
+    """
+    turn = dm_turn(body, event)
+    if turn is None:
+        return False
+    return await turns.submit(PLATFORM, turn.key, DM, turn.thread, turn.data, seen_ttl_s=SEEN_TTL_S)
+
+
+def _acked(answer: asyncio.Future[tuple[int, str]], queued: Submitted) -> None:
+    """The front's answer once the DM is queued (or recognised): 200, or 503 and why."""
+    if not answer.done():
+        answer.set_result((503, str(queued)) if isinstance(queued, QueueUnavailable) else ACKED)
 
 
 async def submit_command(turns: Turns, team: str, user: str, text: str, trigger: str) -> bool:
@@ -143,12 +159,24 @@ class SlackIngress:
 
     def quick(
         self, raw: bytes, headers: Mapping[str, str], remote: str | None
-    ) -> Awaitable[tuple[int, str]] | None:
-        """bot/front.py's route: the DM's (status, text) to come, or None: aiohttp answers it."""
+    ) -> asyncio.Future[tuple[int, str]] | None:
+        """bot/front.py's route: the DM's (status, text) to come, or None: aiohttp answers it.
+
+        Answered from the enqueue's callback: no task or coroutine per DM (that was a good
+        part of an ack's CPU in a burst); the same answers as `ack`.
+        """
         if not self.wanted(headers, remote):
             return None
         found = self.plain_dm(raw, headers)
-        return None if found is None else self.ack(*found)
+        if found is None:
+            return None
+        answer: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+        turn = dm_turn(*found)
+        if turn is None:
+            answer.set_result(ACKED)
+        else:
+            self.turns.submit_then(turn, SEEN_TTL_S, partial(_acked, answer))
+        return answer
 
     def wanted(self, headers: Mapping[str, str], remote: str | None) -> bool:
         """A JSON body (no charset) from a client that has not used up its verification budget."""
@@ -183,7 +211,7 @@ class SlackIngress:
             await submit_dm(self.turns, body, event)
         except QueueUnavailable as e:
             return 503, str(e)
-        return 200, ""
+        return ACKED
 
     async def dm(self, request: web.Request) -> BoltResponse | None:
         """Behind the edge (verified and validated): a DM event's answer, or None (for Bolt)."""
