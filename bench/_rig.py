@@ -247,11 +247,13 @@ def redis_nodes(url: str) -> list[tuple[str, int]]:
         rc.close()
 
 
-def commands_processed(nodes: list[tuple[str, int]]) -> Counter[str]:
-    """INFO commandstats calls by command, summed over the nodes, without our own INFO calls."""
+def commands_processed(nodes: list[tuple[str, int]]) -> tuple[Counter[str], Counter[str]]:
+    """INFO commandstats calls and usec by command, summed over the nodes, without our own
+    INFO calls (a script's usec includes the commands it runs, which count their own too)."""
     import redis
 
     calls: Counter[str] = Counter()
+    usec: Counter[str] = Counter()
     for host, port in nodes:
         conn = redis.Redis(host=host, port=port)
         try:
@@ -261,7 +263,8 @@ def commands_processed(nodes: list[tuple[str, int]]) -> Counter[str]:
         for name, value in stats.items():
             if name not in ("cmdstat_info",):
                 calls[name.removeprefix("cmdstat_")] += int(value["calls"])
-    return calls
+                usec[name.removeprefix("cmdstat_")] += int(value["usec"])
+    return calls, usec
 
 
 # --- the organisation ----------------------------------------------------------------------
@@ -343,17 +346,30 @@ def pid_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
-def pid_switches(pid: int) -> float:
-    """Context switches of a process's threads so far (voluntary and not), from /proc (0 once gone)."""
+def pid_switches(pid: int, kind: str = "ctxt_switches") -> float:
+    """Context switches of a process's threads so far, from /proc (0 once gone): voluntary and
+    not by default, or only `voluntary_ctxt_switches` (it waited: nothing to do) or
+    `nonvoluntary_ctxt_switches` (it was preempted)."""
     total = 0
     try:
         for task in Path(f"/proc/{pid}/task").iterdir():
             for line in (task / "status").read_text().splitlines():
-                if line.endswith("ctxt_switches", 0, line.find(":")):
+                name = line[: line.find(":")]
+                if name == kind or (kind == "ctxt_switches" and name.endswith("_" + kind)):
                     total += int(line.split()[1])
     except OSError:
         return 0.0
     return float(total)
+
+
+def loop_thread_sched_s(pid: int) -> tuple[float, float]:
+    """Seconds a process's main thread (a runner's event loop) has run and waited for a core,
+    from /proc's schedstat ((0, 0) once gone): the rest of the wall it was idle."""
+    try:
+        run_ns, wait_ns, _ = Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    return int(run_ns) / 1e9, int(wait_ns) / 1e9
 
 
 def child_pids(pid: int) -> list[int]:
@@ -454,6 +470,8 @@ class RunConfig:
     # py-spy during the turns: the (first) serve process, or each worker when serve only acks
     # (one file each, named after the process: runners-worker0.txt, …)
     profile: Path | None = None
+    # every 0.2 s during the turns: each process's CPU seconds so far and each runner's turns
+    timeline: bool = False
     count_commands: bool = (
         False  # INFO commandstats on a Redis we did not start (it must be ours alone)
     )
@@ -796,6 +814,8 @@ class Rig:
             procs[proc.name] = {
                 "cpu_s": proc.cpu_s(),
                 "switches": pid_switches(proc.popen.pid),
+                "waits": pid_switches(proc.popen.pid, "voluntary_ctxt_switches"),
+                "loop_sched_s": loop_thread_sched_s(proc.popen.pid),
                 "round_trips": metric_sum(m, "bench_redis_round_trips_total"),
                 "turns": metric_sum(m, "approvals_agent_turns_total"),
                 "turns_final": m.get('approvals_agent_turns_total{stop_reason="final"}', 0.0),
@@ -806,13 +826,16 @@ class Rig:
                 procs[f"{proc.name}.ingress{i}"] = {
                     "cpu_s": pid_cpu_s(pid),
                     "switches": pid_switches(pid),
+                    "waits": pid_switches(pid, "voluntary_ctxt_switches"),
                     "round_trips": 0.0,
                     "turns": 0.0,
                     "turns_final": 0.0,
                 }
-        commands = None
+        commands = commands_usec = None
         if self.redis is not None or self.cfg.count_commands:
-            commands = await asyncio.to_thread(commands_processed, redis_nodes(self.redis_url))
+            commands, commands_usec = await asyncio.to_thread(
+                commands_processed, redis_nodes(self.redis_url)
+            )
         usage = resource.getrusage(resource.RUSAGE_SELF)
         procs["driver"] = {"cpu_s": usage.ru_utime + usage.ru_stime, "round_trips": 0.0}
         # the rest of the machine's work: the fake model and (a private) Redis
@@ -825,6 +848,7 @@ class Rig:
             "t": time.perf_counter(),
             "procs": procs,
             "commands": commands,
+            "commands_usec": commands_usec,
             "llm": await self.llm_stats(),
         }
 
@@ -957,6 +981,8 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
 
         # ---- phase 1: every employee DMs a complete leave request -----------------------
         s0: dict[str, Any] = {}
+        timeline: list[dict[str, float]] = []
+        sampling: list[asyncio.Task] = []
         t_start = 0.0
 
         async def at_go() -> None:
@@ -966,6 +992,8 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 profilers.extend(start_profilers(rig, cfg, cfg.profile))
             s0 = await rig.snapshot()
             t_start = time.perf_counter()
+            if cfg.timeline:
+                sampling.append(asyncio.create_task(sample_cpu(rig, t_start, timeline)))
 
         async def dm(u: User) -> None:
             await asyncio.sleep(spread(u.index))
@@ -1058,12 +1086,14 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
         lost: dict[str, list[User]] = {"turn": [u for u in users if not u.turn_over or u.failed]}
         users = [u for u in users if u.turn_over and not u.failed]
         t_turns = time.perf_counter()
+        for task in sampling:
+            task.cancel()
         if cfg.lean and users and not lost["turn"]:  # the last answer, not when the poll saw it
             t_turns = max(u.final_at for u in users)
         await end_profile()
         s1 = await rig.snapshot()
         if cfg.turns_only:
-            return report(
+            result = report(
                 cfg,
                 rig,
                 all_users,
@@ -1074,6 +1104,9 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
                 (t_start,) + (t_turns,) * 3,
                 sender,
             )
+            if cfg.timeline:
+                result["cpu_timeline"] = timeline
+            return result
 
         # ---- phase 2: each clicks Submit; the worker sends the approver cards --------------
         async def submit(u: User) -> None:
@@ -1140,6 +1173,24 @@ async def run_load(cfg: RunConfig) -> dict[str, Any]:
             with contextlib.suppress(BaseException):
                 await feed_task
         await rig.stop()
+
+
+async def sample_cpu(rig: Rig, t0: float, out: list[dict[str, float]]) -> None:
+    """Every 0.2 s: each process's CPU seconds so far (runners, Redis, stand-ins), from /proc,
+    and the turns each runner runs."""
+    pids = {p.name: p.popen.pid for p in [*rig.serves, *rig.workers]}
+    if rig.llm_proc is not None:
+        pids["stand_ins"] = rig.llm_proc.pid
+    if rig.redis is not None and rig.redis.proc is not None:
+        pids["redis"] = rig.redis.proc.pid
+    while True:
+        row = {"t": round(time.perf_counter() - t0, 2)}
+        row.update({name: round(pid_cpu_s(pid), 2) for name, pid in pids.items()})
+        for proc in rig.workers:  # and the turns each runner runs at that moment
+            metrics = await proc.metrics(rig.session)  # type: ignore[arg-type]
+            row[f"{proc.name}.turns"] = metrics.get("approvals_turns_running", 0.0)
+        out.append(row)
+        await asyncio.sleep(0.2)
 
 
 async def lean_until(
@@ -1377,6 +1428,8 @@ def report(
         "redis_round_trips_worker_per_turn": per(s0, s1, "worker", "round_trips", turns),
         # the runners' context switches a turn (voluntary: waits; the rest: preempted)
         "context_switches_worker_per_turn": per(s0, s1, "worker", "switches", turns),
+        # … of which voluntary: a runner's loop waited with nothing to run
+        "voluntary_switches_worker_per_turn": per(s0, s1, "worker", "waits", turns),
         "redis_round_trips_per_submit_click": per(s1, s2, "serve", "round_trips", submits),
         "redis_round_trips_per_approve_click": per(s2, s3, "serve", "round_trips", approves),
         "redis_round_trips_worker_per_request": per(s1, s3, "worker", "round_trips", submits),
@@ -1391,6 +1444,33 @@ def report(
             Counter(s1["llm"].get("slack_calls") or {}),
             turns,
         ),
+        # the time Redis spent in each command a turn, µs (INFO commandstats' usec)
+        "redis_usec_per_turn_by_name": by_name(s0["commands_usec"], s1["commands_usec"], turns)
+        if s0["commands_usec"] is not None and s1["commands_usec"] is not None
+        else None,
+        # when the turns were answered, s from the go: a long tail is one runner's backlog
+        "turns_answered_at_s": {
+            f"p{round(q * 100)}": round(quantile([u.final_at - t_start for u in turned], q), 2)
+            for q in (0.1, 0.5, 0.9, 0.99, 1.0)
+        },
+        # each runner's event loop over the turns: the share of the wall it ran, waited for a
+        # core (preempted or queued) and was idle (nothing to run: the rest)
+        "loop_share": {
+            name: {
+                "ran": round((b[0] - a[0]) / max(1e-9, t_turns - t_start), 3),
+                "waited": round((b[1] - a[1]) / max(1e-9, t_turns - t_start), 3),
+            }
+            for name in s1["procs"]
+            if name.startswith("worker") and name in s0["procs"]
+            for a, b in [(s0["procs"][name]["loop_sched_s"], s1["procs"][name]["loop_sched_s"])]
+        },
+        "turns_per_process": {
+            name: round(s1["procs"][name]["turns"] - s0["procs"][name]["turns"])
+            for name in s1["procs"]
+            if name.startswith(("serve", "worker"))
+            and name in s0["procs"]
+            and "ingress" not in name
+        },
         "redis_commands_per_request": commands(s0, s3, max(1, len(completed))),
         "driver_cpu_share": round(delta(s0, s3, "driver", "cpu_s") / max(1e-9, t_end - t_start), 2),
         "peak_rss_mb": {p.name: p.peak_rss_mb() for p in [*serve_procs, *worker_procs]},

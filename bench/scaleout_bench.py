@@ -123,6 +123,7 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
             serve_runs_turns=False,
             lean=not args.full_stand_ins,
             profile=args.profile / f"runners{workers}.txt" if args.profile else None,
+            timeline=args.timeline,
         )
         r = await run_load(cfg)
         runs[f"{workers} runner{'s' if workers > 1 else ''}"] = r
@@ -150,11 +151,21 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
         "cores": cores,
         # how many turns each runner took on at once (bounded by its CPU, not max_turns)
         "turns_at_once_max": {k: r["turns_running_max"] for k, r in runs.items()},
+        "turns_per_process": {k: r["turns_per_process"] for k, r in runs.items()},
+        "runner_loop_share": {k: r["loop_share"] for k, r in runs.items()},
+        # when the turns were answered (s from the go): the tail is the last runner's backlog
+        "turns_answered_at_s": {k: r["turns_answered_at_s"] for k, r in runs.items()},
+        "redis_usec_per_turn_by_name": {
+            k: r["redis_usec_per_turn_by_name"] for k, r in runs.items()
+        },
         "redis_round_trips_per_turn_runners": {
             k: r["redis_round_trips_worker_per_turn"] for k, r in runs.items()
         },
         "context_switches_per_turn_runners": {
             k: r["context_switches_worker_per_turn"] for k, r in runs.items()
+        },
+        "voluntary_switches_per_turn_runners": {
+            k: r["voluntary_switches_worker_per_turn"] for k, r in runs.items()
         },
         "ack_ms_dm": {k: r["ack_ms_dm"] for k, r in runs.items()},
         "lost": {k: sum(r["lost"].values()) for k, r in runs.items()},
@@ -212,6 +223,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         type=Path,
         default=None,
         help="with --runners: py-spy each runner during the turns, raw stacks into this folder",
+    )
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="with --runners: each process's CPU and each runner's turns every 0.2 s (cpu_timeline)",
     )
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--ramp", type=float, default=1.0)
