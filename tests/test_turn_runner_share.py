@@ -86,6 +86,31 @@ async def test_a_runner_on_a_busy_machine_still_takes_turns_when_it_runs_none():
     assert runner.free() == 0
 
 
+async def test_a_runner_whose_core_is_busy_keeps_as_many_turns_as_it_just_finished():
+    """A busy core still takes turns while it runs fewer than it finished in the last keep_s:
+    the turns it takes wait for their model before they need the CPU, so waiting for the core
+    to idle first left it idle meanwhile. Older finishes no longer count."""
+    limits = RunnerLimits(read_count=4, keep_s=0.4)
+    turns, recorder = _turns(fakeredis.FakeAsyncRedis(decode_responses=True), limits)
+    for i in range(12):
+        await _submit(turns, f"m{i}")
+    runner = turns.runner
+    assert runner.tasks is not None
+    await runner.tasks.idle()
+    assert len(recorder.started) == 12
+    await asyncio.sleep(limits.ingress_quiet_s)  # its acks are over
+    runner.lag.demand = 1.0  # its core is busy from now on, with turns of its own
+    runner.running = 11
+    assert runner.free() > 0  # fewer than the 12 it just finished
+    runner.running = 12
+    assert runner.free() == 0
+    await asyncio.sleep(0.45)  # those finishes are older than keep_s: a read's worth is kept
+    runner.running = 4
+    assert runner.free() == 0
+    runner.running = 3
+    assert runner.free() > 0
+
+
 class Busy:
     """Turns that keep the CPU busy in small steps (never a late loop) and never end."""
 

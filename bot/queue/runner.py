@@ -1,9 +1,10 @@
 """Turn runners: a consumer of the turn stream, in `serve` (by default) and in every `worker`.
 
 A runner takes entries while it has room — a bound on turns at once (max_turns), and none
-while its event loop runs late or needs its whole core (the CPU is the limit, not a fixed
-count) — a few at a time, and the next few only once the loop shows what those cost, so that
-the other runners get the rest and a burst is not all taken at once. In `serve`, which also acks, acks come first: a turn
+while its event loop runs late, or needs its whole core and already runs as many turns as it
+finished in the last second (the CPU is the limit, not a fixed count; those it takes
+next wait for their model before they need the core) — a few at a time, and the next few
+only once the loop shows what those cost, so that the other runners get the rest and a burst is not all taken at once. In `serve`, which also acks, acks come first: a turn
 starts once the process's acks have paused (for at most half a second), so a burst is acked
 before its turns compete for the same event loop. Turns of one thread run in order, one at a time, under the thread's
 lease; turns of different threads run side by side. An entry whose runner died is reclaimed
@@ -19,6 +20,7 @@ import contextlib
 import os
 import socket
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
@@ -66,6 +68,10 @@ class RunnerLimits:
     reclaim_idle_s: float = 15.0
     max_lag_ms: float = 50.0  # take no new turns while the event loop runs this late
     max_demand: float = 0.9  # … or while it runs or waits for a core this much of the time
+    # … but a runner whose core is busy still keeps as many turns as it finished in the last
+    # keep_s (at least read_count): the turns it takes next wait for their model and Slack
+    # calls before they need the CPU, so taking none until the core idles left it idle
+    keep_s: float = 1.0
     max_attempts: int = MAX_ATTEMPTS
     block_ms: int = 500
     read_count: int = 32  # entries per read (8 cut two runners' turns/s ~13%)
@@ -181,6 +187,7 @@ class TurnRunner:
         self.running = 0
         self.most_running = 0
         self.inflight: set[str] = set()
+        self._finished: deque[float] = deque()  # when turns ended (monotonic), for kept()
         self._threads: dict[str, asyncio.Event] = {}
         self._held: dict[str, Held] = {}  # token → the lease and the turn it runs
         self._renewer: asyncio.Task | None = None
@@ -205,11 +212,22 @@ class TurnRunner:
     def free(self) -> int:
         # a late loop with no turn of ours running is someone else's load: take turns anyway
         # (on a busy machine the runner otherwise stopped for good with entries queued)
-        late = self.lag.ms > self.limits.max_lag_ms or self.lag.demand > self.limits.max_demand
-        busy = self.running > 0 and late
-        if busy or self.acking():
+        late = self.lag.ms > self.limits.max_lag_ms
+        # a busy core with fewer turns than it needs to stay busy takes more: waiting until
+        # it idled (the demand brake alone) emptied a runner down to a read's worth of turns
+        # and left its core idle while those waited for the model
+        full = self.lag.demand > self.limits.max_demand and self.running >= self.kept()
+        if (self.running > 0 and (late or full)) or self.acking():
             return 0
         return max(0, self.limits.max_turns - self.running)
+
+    def kept(self) -> int:
+        """The turns a runner whose core is busy keeps running: as many as it finished in the
+        last keep_s, and at least a read's worth."""
+        horizon = time.monotonic() - self.limits.keep_s
+        while self._finished and self._finished[0] < horizon:
+            self._finished.popleft()
+        return max(self.limits.read_count, len(self._finished))
 
     def _take(self) -> int:
         return min(self.free(), self.limits.read_count)
@@ -348,6 +366,8 @@ class TurnRunner:
         finally:
             self.inflight.discard(turn.id)
             self.running -= 1
+            self._finished.append(time.monotonic())
+            self.kept()  # (drops what is older than keep_s: the record stays that short)
             TURNS_RUNNING.set(self.running)
             self._thread_done(turn.thread)
             if self._maybe_more:
