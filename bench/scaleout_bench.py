@@ -105,6 +105,13 @@ def plot(runs: dict[str, dict[str, Any]], path: Path) -> Path | None:
     return path
 
 
+def middle_rate(run: dict[str, Any]) -> float:
+    """Turns a second between the 10th and the 90th percent of a run's answers."""
+    at = run["turns_answered_at_s"]
+    span = at["p90"] - at["p10"]
+    return round(0.8 * run["turns"] / span, 2) if span > 0 else 0.0
+
+
 async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
     """One vs two turn-runner processes on the same burst; serve only acks."""
     runs: dict[str, dict[str, Any]] = {}
@@ -155,6 +162,10 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
         "runner_loop_share": {k: r["loop_share"] for k, r in runs.items()},
         # when the turns were answered (s from the go): the tail is the last runner's backlog
         "turns_answered_at_s": {k: r["turns_answered_at_s"] for k, r in runs.items()},
+        # the rate between the 10th and the 90th percent of answers, without the burst's start
+        # (the first answers wait for the model) and end (one runner finishing alone): not the
+        # target's measure, which is the whole burst
+        "turns_per_s_p10_p90": {k: middle_rate(r) for k, r in runs.items()},
         "redis_usec_per_turn_by_name": {
             k: r["redis_usec_per_turn_by_name"] for k, r in runs.items()
         },
