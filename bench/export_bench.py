@@ -2,7 +2,7 @@
 
     python bench/export_bench.py --redis-url redis://127.0.0.1:6391/0 --month 2025-03 [--runs 3]
 
-Times the two commands' own streaming paths (admin.iter_table_pages, admin.iter_csv_pages
+Times the two commands' own streaming paths (request_pages.iter_table_pages, request_pages.iter_csv_pages
 and ExportWriter, as bot/cli.py runs them, into memory instead of a terminal) on a Redis that
 bench/scale_bench.py filled and kept (`--redis-url`), for the 10,000-person organisation it
 generates: wall seconds and this process's CPU µs per row, min / median / max of --runs, and
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.scale_bench import META, _runs  # noqa: E402
 from bench.scale_org import org_config  # noqa: E402
-from bot import admin, heap  # noqa: E402
+from bot import heap, request_pages, request_rows  # noqa: E402
 from workflow.clock import FixedClock  # noqa: E402
 from workflow.engine import Engine  # noqa: E402
 from workflow.store import connect  # noqa: E402
@@ -70,7 +70,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     client = engine.store.redis
     first = date.fromisoformat(args.month + "-01")
     last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
-    month: admin.Filters = {"since": first, "until": last, "status": None, "process": None}
+    month: request_pages.Filters = {"since": first, "until": last, "status": None, "process": None}
     out: dict[str, Any] = {"month": args.month, "requests_in_redis": int(fill.get("made", 0))}
     out["kept_at_start"] = bool(await client.exists(engine.keys.month_rows(args.month)))
     walls: dict[str, list[float]] = {"list": [], "export": []}
@@ -79,15 +79,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     for _ in range(args.runs):
         t, c = time.perf_counter(), time.process_time()
         sink, rows = io.StringIO(), 0
-        async for _, lines in admin.iter_table_pages(engine, **month):
+        async for _, lines in request_pages.iter_table_pages(engine, **month):
             sink.write("".join([line + "\n" for line in lines]))
             rows += len(lines)
         walls["list"].append(time.perf_counter() - t)
         cpus["list"].append(time.process_time() - c)
         t, c = time.perf_counter(), time.process_time()
         csv_out = io.StringIO()
-        writer = admin.ExportWriter(engine, csv_out, "csv", False)
-        async for page in admin.iter_csv_pages(engine, **month, with_reasons=False):
+        writer = request_rows.ExportWriter(engine, csv_out, "csv", False)
+        async for page in request_pages.iter_csv_pages(engine, **month, with_reasons=False):
             writer.write_lines(page)
         walls["export"].append(time.perf_counter() - t)
         cpus["export"].append(time.process_time() - c)

@@ -72,7 +72,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _rig import RedisServer, quantile  # noqa: E402
 
 from bench.scale_org import org_config, org_toml  # noqa: E402
-from bot import admin  # noqa: E402
+from bot import request_pages, request_rows  # noqa: E402
 from bot.logs import configure_logging  # noqa: E402
 from workflow import whos_out  # noqa: E402
 from workflow.clock import FixedClock  # noqa: E402
@@ -349,21 +349,23 @@ class Driver:
         for _ in range(3):
             t, c = time.perf_counter(), time.process_time()  # `requests list --all`, streamed
             sink, rows = io.StringIO(), 0
-            async for _, lines in admin.iter_table_pages(e, **month):
+            async for _, lines in request_pages.iter_table_pages(e, **month):
                 sink.write("".join([line + "\n" for line in lines]))
                 rows += len(lines)
             runs_list.append(time.perf_counter() - t)
             cpu_list.append(time.process_time() - c)
             t, shown = time.perf_counter(), 0  # `requests list`: its first page
-            async for _, line in admin.iter_table_lines(e, **month, page=admin.LIST_PAGE + 1):
-                if shown == admin.LIST_PAGE:
+            async for _, line in request_pages.iter_table_lines(
+                e, **month, page=request_pages.LIST_PAGE + 1
+            ):
+                if shown == request_pages.LIST_PAGE:
                     break
                 sink.write(line + "\n")
                 shown += 1
             runs_page.append(time.perf_counter() - t)
             t, c = time.perf_counter(), time.process_time()
-            writer = admin.ExportWriter(e, io.StringIO(), "csv", False)
-            async for page in admin.iter_csv_pages(e, **month, with_reasons=False):
+            writer = request_rows.ExportWriter(e, io.StringIO(), "csv", False)
+            async for page in request_pages.iter_csv_pages(e, **month, with_reasons=False):
                 writer.write_lines(page)
             runs_export.append(time.perf_counter() - t)
             cpu_export.append(time.process_time() - c)

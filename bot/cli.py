@@ -163,7 +163,7 @@ def _sandbox(settings: Settings, args: argparse.Namespace) -> int:
 def _requests(settings: Settings, args: argparse.Namespace) -> int:
     from datetime import date
 
-    from bot import admin, heap
+    from bot import admin, heap, request_pages, request_rows
     from bot.runtime import build_runtime
     from workflow.errors import ValidationFailed
 
@@ -196,40 +196,42 @@ def _requests(settings: Settings, args: argparse.Namespace) -> int:
                 "until": day(args.until),
                 "status": args.status,
                 "process": args.process,
-                "after": admin.Cursor.parse(args.after) if args.after else None,
+                "after": request_pages.Cursor.parse(args.after) if args.after else None,
                 "archive_dir": settings.archive_dir,
             }
             if args.action == "list":
-                limit = None if args.all else args.limit or admin.LIST_PAGE
+                limit = None if args.all else args.limit or request_pages.LIST_PAGE
                 # a page of the list reads little more than the page
-                page = admin.PAGE if limit is None else min(admin.PAGE, limit + 1)
+                page = request_pages.PAGE if limit is None else min(request_pages.PAGE, limit + 1)
                 out = sys.stdout
-                out.write(admin.TABLE_HEADER + "\n")
+                out.write(request_rows.TABLE_HEADER + "\n")
                 shown, last = 0, ("", 0)
-                async for keys, lines in admin.iter_table_pages(engine, **filters, page=page):
+                async for keys, lines in request_pages.iter_table_pages(
+                    engine, **filters, page=page
+                ):
                     if limit is not None and shown + len(lines) > limit:
                         take = limit - shown
                         out.write("".join([line + "\n" for line in lines[:take]]))
                         rid, score = keys[take - 1] if take else last
                         print(
                             f"({limit} shown; --all for every one, or the next page: "
-                            f"--after {admin.Cursor(score, rid)})"
+                            f"--after {request_pages.Cursor(score, rid)})"
                         )
                         return 0
                     out.write("".join([line + "\n" for line in lines]))
                     shown, last = shown + len(lines), keys[-1]
                 print(f"({shown} request{'s' if shown != 1 else ''})")
             else:
-                writer = admin.ExportWriter(
+                writer = request_rows.ExportWriter(
                     engine, sys.stdout, args.format, args.with_reasons, args.process
                 )
                 if args.format == "json":
-                    async for rows in admin.iter_export_pages(
+                    async for rows in request_pages.iter_export_pages(
                         engine, **filters, with_reasons=args.with_reasons
                     ):
                         writer.write_rows(rows)
                 else:
-                    async for lines in admin.iter_csv_pages(
+                    async for lines in request_pages.iter_csv_pages(
                         engine, **filters, with_reasons=args.with_reasons
                     ):
                         writer.write_lines(lines)

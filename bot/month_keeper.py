@@ -20,7 +20,7 @@ import time
 import redis.exceptions
 import structlog
 
-from bot import admin, month_rows
+from bot import month_rows, request_pages
 from workflow.engine import Engine
 from workflow.errors import StoreUnavailable
 
@@ -73,7 +73,7 @@ async def keep(engine: Engine, month: str, by: str) -> int:
     """Keep `month`'s rows now (whether or not they were kept and true); logs `month_kept`
     with the rows and seconds. Returns how many rows were kept."""
     started, cpu = time.perf_counter(), time.process_time()
-    rows = await admin.keep_month(engine, month)
+    rows = await request_pages.keep_month(engine, month)
     log.info(
         "month_kept",
         month=month,
@@ -107,7 +107,7 @@ async def keep_due(engine: Engine) -> list[str]:
 
 async def run(engine: Engine, stop: asyncio.Event, *, every_s: float = EVERY_S) -> None:
     """`keep_due` every `every_s` until `stop` is set. A month's records are made into rows
-    100 at a time and compressed 32 KB at a time (admin.KEEP_PAUSE, month_rows.Keeping), so
+    100 at a time and compressed 32 KB at a time (request_pages.KEEP_PAUSE, month_rows.Keeping), so
     the worker's other tasks run between them: its loop is held a few ms at most."""
     while not stop.is_set():
         try:

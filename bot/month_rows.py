@@ -53,8 +53,9 @@ RENDERED_BY = (
     "agent/catalogue.py",
     "agent/i18n.py",
     "agent/tools/describe.py",
-    "bot/admin.py",
     "bot/month_rows.py",
+    "bot/request_pages.py",
+    "bot/request_rows.py",
     "bot/wording.py",
 )
 

@@ -15,7 +15,7 @@ from importlib import resources
 import pytest
 import redis
 
-from bot import admin
+from bot import admin, request_pages, request_rows
 from bot.cli import main
 from bot.runtime import build_runtime
 from bot.settings import load_settings
@@ -30,31 +30,37 @@ async def test_list_filters_by_status_process_and_dates(engine: Engine):
     a = await submitted(engine, fields=SICK_6_DAYS)
     b = await submitted(engine, actor="oliver", fields=ANNUAL_2_DAYS)
     await engine.decide(b.id, 0, "emma", "approve")
-    everything = await admin.find_requests(
+    everything = await request_pages.find_requests(
         engine, since=None, until=None, status=None, process=None
     )
     assert {r.id for r in everything} == {a.id, b.id}
-    approved = await admin.find_requests(
+    approved = await request_pages.find_requests(
         engine, since=None, until=None, status="approved", process="leave"
     )
     assert [r.id for r in approved] == [b.id]
     assert (
-        await admin.find_requests(
+        await request_pages.find_requests(
             engine, since=date(2026, 12, 3), until=None, status=None, process=None
         )
         == []
     )
     with pytest.raises(ValidationFailed, match="Unknown status"):
-        await admin.find_requests(engine, since=None, until=None, status="lost", process=None)
+        await request_pages.find_requests(
+            engine, since=None, until=None, status="lost", process=None
+        )
     with pytest.raises(NotFound):
-        await admin.find_requests(engine, since=None, until=None, status=None, process="holiday")
+        await request_pages.find_requests(
+            engine, since=None, until=None, status=None, process="holiday"
+        )
 
 
 async def test_export_leaves_reasons_out_unless_asked(engine: Engine):
     """CSV and JSON exports carry the facts; the medical reason only with --with-reasons."""
     await submitted(engine, fields={**SICK_6_DAYS, "reason": "胃肠炎"})
-    found = await admin.find_requests(engine, since=None, until=None, status=None, process=None)
-    text = admin.export(engine, found, "csv", with_reasons=False)
+    found = await request_pages.find_requests(
+        engine, since=None, until=None, status=None, process=None
+    )
+    text = request_rows.export(engine, found, "csv", with_reasons=False)
     [row] = list(csv.DictReader(io.StringIO(text)))
     assert (row["requester"], row["leave_type"], row["working_days"], row["waiting_for"]) == (
         "张三",
@@ -63,7 +69,10 @@ async def test_export_leaves_reasons_out_unless_asked(engine: Engine):
         "王芳",
     )
     assert "胃肠炎" not in text
-    assert json.loads(admin.export(engine, found, "json", with_reasons=True))["reason"] == "胃肠炎"
+    assert (
+        json.loads(request_rows.export(engine, found, "json", with_reasons=True))["reason"]
+        == "胃肠炎"
+    )
 
 
 async def test_show_prints_steps_and_history(engine: Engine):
@@ -128,21 +137,21 @@ async def test_lists_stream_in_pages_and_continue_after_a_cursor(engine: Engine,
         if i % 3 == 2:
             clock.advance(timedelta(minutes=1))  # the rest share a millisecond with a neighbour
     filters = {"since": None, "until": None, "status": None, "process": None}
-    everything = await _ids(admin.iter_requests(engine, **filters, page=2))
+    everything = await _ids(request_pages.iter_requests(engine, **filters, page=2))
     assert sorted(everything) == sorted(made) and len(everything) == 7
     assert everything[0] == made[-1]  # newest first
     first_page, cursor = [], None
-    async for at, r in admin.iter_requests(engine, **filters, page=2):
+    async for at, r in request_pages.iter_requests(engine, **filters, page=2):
         first_page.append(r.id)
         cursor = at
         if len(first_page) == 3:
             break
-    rest = await _ids(admin.iter_requests(engine, **filters, after=cursor, page=2))
+    rest = await _ids(request_pages.iter_requests(engine, **filters, after=cursor, page=2))
     assert first_page + rest == everything
-    again = admin.Cursor.parse(str(cursor))
-    assert await _ids(admin.iter_requests(engine, **filters, after=again)) == rest
+    again = request_pages.Cursor.parse(str(cursor))
+    assert await _ids(request_pages.iter_requests(engine, **filters, after=again)) == rest
     with pytest.raises(ValidationFailed, match="not a cursor"):
-        admin.Cursor.parse("yesterday")
+        request_pages.Cursor.parse("yesterday")
 
 
 def cli_org(monkeypatch, tmp_path) -> tuple[str, str]:
@@ -184,7 +193,7 @@ def test_requests_list_pages_from_the_command_line(monkeypatch, capsys, tmp_path
         rest = capsys.readouterr().out.splitlines()
         assert rest[-1] == "(3 requests)"
         assert not {line.split()[0] for line in out[1:3]} & {line.split()[0] for line in rest[1:4]}
-        monkeypatch.setattr(admin, "LIST_PAGE", 3)  # a page unless --all
+        monkeypatch.setattr(request_pages, "LIST_PAGE", 3)  # a page unless --all
         assert main(["requests", "list"]) == 0
         page = capsys.readouterr().out.splitlines()
         assert len(page) == 5 and "--all for every one" in page[-1]
@@ -226,7 +235,8 @@ async def test_list_lines_read_from_stored_records_say_what_the_requests_say(eng
         {"status": None, "process": "leave"},
     ):
         requests = [
-            r async for _, r in admin.iter_requests(engine, since=None, until=None, **filters)
+            r
+            async for _, r in request_pages.iter_requests(engine, since=None, until=None, **filters)
         ]
         expected = [
             f"{r.id:<11} {r.status.value:<10} {engine.person(r.requester).name:<14} "
@@ -235,14 +245,14 @@ async def test_list_lines_read_from_stored_records_say_what_the_requests_say(eng
         ]
         got = [
             line
-            async for _, line in admin.iter_table_lines(
+            async for _, line in request_pages.iter_table_lines(
                 engine, since=None, until=None, **filters, page=2
             )
         ]
         assert got == expected and got
     lines = [
         line
-        async for _, line in admin.iter_table_lines(
+        async for _, line in request_pages.iter_table_lines(
             engine, since=None, until=None, status=None, process=None
         )
     ]
@@ -262,12 +272,12 @@ async def test_streamed_export_rows_match_the_requests_rows(engine: Engine):
         {"status": None, "process": "expense"},
     ):
         expected = [
-            admin.row(engine, r, True, filters["process"])
-            async for _, r in admin.iter_requests(engine, since=None, until=None, **filters)
+            request_rows.row(engine, r, True, filters["process"])
+            async for _, r in request_pages.iter_requests(engine, since=None, until=None, **filters)
         ]
         got = [
             x
-            async for x in admin.iter_export_rows(
+            async for x in request_pages.iter_export_rows(
                 engine, since=None, until=None, **filters, with_reasons=True, page=2
             )
         ]
@@ -277,7 +287,7 @@ async def test_streamed_export_rows_match_the_requests_rows(engine: Engine):
     assert london["submitted_at"] == b.submitted_at.isoformat()
     ids = [
         x["request_id"]
-        async for x in admin.iter_export_rows(
+        async for x in request_pages.iter_export_rows(
             engine, since=None, until=None, status=None, process=None, with_reasons=False
         )
     ]
@@ -294,12 +304,12 @@ async def test_streamed_csv_is_what_the_csv_module_writes_of_each_requests_row(e
     commas = {**EXPENSE, "description": "hotel, two nights, breakfast"}
     await submitted(engine, actor="oliver", process="expense", fields=commas)
     everything = {"since": None, "until": None, "status": None, "process": None}
-    requests = [r async for _, r in admin.iter_requests(engine, **everything)]
+    requests = [r async for _, r in request_pages.iter_requests(engine, **everything)]
     for with_reasons in (False, True):
         expected = _module_csv(engine, requests, with_reasons)
         got = io.StringIO()
-        writer = admin.ExportWriter(engine, got, "csv", with_reasons)
-        async for page in admin.iter_export_pages(
+        writer = request_rows.ExportWriter(engine, got, "csv", with_reasons)
+        async for page in request_pages.iter_export_pages(
             engine, **everything, with_reasons=with_reasons, page=2
         ):
             writer.write_rows(page)
@@ -338,32 +348,34 @@ async def test_csv_lines_match_the_csv_module_for_records_read_the_slow_way(conf
     noted = await submitted(engine, process="expense", fields=EXPENSE)
     await stored_as(noted.id, lambda d: d["st"][0].update({"cm": 'said "no\\"'}))
     everything = {"since": None, "until": None, "status": None, "process": None}
-    requests = [r async for _, r in admin.iter_requests(engine, **everything)]
+    requests = [r async for _, r in request_pages.iter_requests(engine, **everything)]
     assert any(r.id == odd.id and r.fields["currency"] is None for r in requests)
     for with_reasons in (False, True):
         got = await _streamed_csv(engine, with_reasons, page=3)
         assert got == _module_csv(engine, requests, with_reasons)
     assert '"Twist, Oliver"' in got
-    listed = [line async for _, line in admin.iter_table_lines(engine, **everything, page=3)]
-    assert listed == [admin.table_line(engine, r) for r in requests]
+    listed = [
+        line async for _, line in request_pages.iter_table_lines(engine, **everything, page=3)
+    ]
+    assert listed == [request_rows.table_line(engine, r) for r in requests]
 
 
 def _module_csv(engine: Engine, requests: list, with_reasons: bool) -> str:
     """What the csv module writes of the rows built from each Request."""
     out = io.StringIO()
     module = csv.writer(out, lineterminator="\r\n")
-    columns = admin.export_columns(engine.config, None, with_reasons)
+    columns = request_rows.export_columns(engine.config, None, with_reasons)
     module.writerow(columns)
     for r in requests:
-        module.writerow([admin.row(engine, r, with_reasons)[k] for k in columns])
+        module.writerow([request_rows.row(engine, r, with_reasons)[k] for k in columns])
     return out.getvalue()
 
 
 async def _streamed_csv(engine: Engine, with_reasons: bool, page: int) -> str:
     """Every request as `requests export --format csv` writes it, `page` read at a time."""
     out = io.StringIO()
-    writer = admin.ExportWriter(engine, out, "csv", with_reasons)
-    async for lines in admin.iter_csv_pages(
+    writer = request_rows.ExportWriter(engine, out, "csv", with_reasons)
+    async for lines in request_pages.iter_csv_pages(
         engine,
         since=None,
         until=None,

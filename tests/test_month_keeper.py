@@ -11,7 +11,7 @@ import orjson
 import redis
 from structlog.testing import capture_logs
 
-from bot import admin, month_keeper, month_rows
+from bot import month_keeper, month_rows, request_rows
 from bot.cli import main
 from tests.conftest import delete_org, open_real_redis
 from tests.helpers import ANNUAL_2_DAYS, submitted
@@ -40,7 +40,7 @@ async def test_a_month_just_over_is_kept_by_the_worker_before_anyone_reads_it(
     assert not await engine.store.redis.exists(engine.keys.month_rows(MONTH))
 
     clock.advance(timedelta(days=31))  # January: December is over, not settled
-    lines = [admin.table_line(engine, r) for r in await _requests(engine)]
+    lines = [request_rows.table_line(engine, r) for r in await _requests(engine)]
     [event] = await _kept(engine)
     assert event["month"] == MONTH and event["rows"] == 2 and event["seconds"] >= 0
     assert await _kept(engine) == []  # kept and true: not again

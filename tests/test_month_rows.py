@@ -8,7 +8,7 @@ import io
 from datetime import date, timedelta
 from typing import Any
 
-from bot import admin, archive, month_rows
+from bot import archive, month_rows, request_pages, request_rows
 from tests.helpers import ANNUAL_2_DAYS, submitted
 from tests.test_admin import EXPENSE, _mixed
 from workflow.engine import Engine
@@ -19,24 +19,27 @@ EVERYTHING: dict[str, Any] = {"since": None, "until": None, "status": None, "pro
 
 async def _requests(engine: Engine, **filters: Any) -> list[Request]:
     """The requests as the engine's records say, in the list's order."""
-    return [r async for _, r in admin.iter_requests(engine, **{**EVERYTHING, **filters})]
+    return [r async for _, r in request_pages.iter_requests(engine, **{**EVERYTHING, **filters})]
 
 
 async def _listed(engine: Engine, **filters: Any) -> list[str]:
-    return [line async for _, line in admin.iter_table_lines(engine, **{**EVERYTHING, **filters})]
+    return [
+        line
+        async for _, line in request_pages.iter_table_lines(engine, **{**EVERYTHING, **filters})
+    ]
 
 
 async def _csv(engine: Engine, **filters: Any) -> str:
-    pages = admin.iter_csv_pages(engine, **{**EVERYTHING, **filters}, with_reasons=False)
+    pages = request_pages.iter_csv_pages(engine, **{**EVERYTHING, **filters}, with_reasons=False)
     return "".join([line async for page in pages for line in page])
 
 
 def _expected_csv(engine: Engine, requests: list[Request]) -> str:
     """What the csv module writes of the rows built from each Request."""
     out = io.StringIO()
-    columns = admin.export_columns(engine.config, None, False)
+    columns = request_rows.export_columns(engine.config, None, False)
     csv.writer(out, lineterminator="\r\n").writerows(
-        [admin.row(engine, r, False)[k] for k in columns] for r in requests
+        [request_rows.row(engine, r, False)[k] for k in columns] for r in requests
     )
     return out.getvalue()
 
@@ -59,7 +62,7 @@ def _no_records(monkeypatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("read the records, not the kept rows")
 
-    monkeypatch.setattr(admin, "_pages", refuse)
+    monkeypatch.setattr(request_pages, "_pages", refuse)
 
 
 async def test_a_closed_month_is_kept_and_then_read_as_its_records_say(
@@ -69,7 +72,7 @@ async def test_a_closed_month_is_kept_and_then_read_as_its_records_say(
     its list and CSV come from the kept rows, line for line what each request's own row is,
     with filters, date bounds and a page cursor."""
     requests = await _closed_month(engine, clock)
-    lines = [admin.table_line(engine, r) for r in requests]
+    lines = [request_rows.table_line(engine, r) for r in requests]
     assert await _listed(engine) == lines
     assert await engine.store.redis.exists(engine.keys.month_rows("2026-12"))
     day = requests[0].submitted_at.date()  # type: ignore[union-attr]
@@ -82,14 +85,14 @@ async def test_a_closed_month_is_kept_and_then_read_as_its_records_say(
     # an amount as a plain decimal with its currency's minor units, the currency beside it
     assert ",120.00,CNY," in text and ",99.50,CNY," in text and ",1234.50,CNY," in text
     assert await _listed(engine, status="pending") == [
-        admin.table_line(engine, r) for r in requests if r.status.value == "pending"
+        request_rows.table_line(engine, r) for r in requests if r.status.value == "pending"
     ]
     assert await _listed(engine, process="leave") == [
-        admin.table_line(engine, r) for r in requests if r.process == "leave"
+        request_rows.table_line(engine, r) for r in requests if r.process == "leave"
     ]
     assert await _listed(engine, since=day, until=day) == lines
     first, cursor = [], None
-    async for at, line in admin.iter_table_lines(engine, **EVERYTHING):
+    async for at, line in request_pages.iter_table_lines(engine, **EVERYTHING):
         first.append(line)
         cursor = at
         if len(first) == 2:
@@ -112,14 +115,14 @@ async def test_a_request_changed_after_its_month_was_kept_is_never_shown_stale(
     await engine.decide(pending.id, 0, pending.open_step().assignee, "approve")  # type: ignore[union-attr]
     requests = await _requests(engine)
     assert any(r.id == pending.id and r.status.value == "approved" for r in requests)
-    assert await _listed(engine) == [admin.table_line(engine, r) for r in requests]
+    assert await _listed(engine) == [request_rows.table_line(engine, r) for r in requests]
     assert await _csv(engine) == _expected_csv(engine, requests)
     # read from the records while its pending requests may still be decided, then kept anew
     assert await engine.store.redis.hget(engine.keys.month_rows("2026-12"), "g") == kept_at
     clock.advance(timedelta(days=engine.config.policy.expire_after_days + 1))
-    assert await _listed(engine) == [admin.table_line(engine, r) for r in requests]
+    assert await _listed(engine) == [request_rows.table_line(engine, r) for r in requests]
     assert await engine.store.redis.hget(engine.keys.month_rows("2026-12"), "g") != kept_at
-    assert await _listed(engine) == [admin.table_line(engine, r) for r in requests]
+    assert await _listed(engine) == [request_rows.table_line(engine, r) for r in requests]
 
     people = [
         p.model_copy(update={"name": "Twist, Oliver"}) if p.id == "oliver" else p
@@ -127,7 +130,7 @@ async def test_a_request_changed_after_its_month_was_kept_is_never_shown_stale(
     ]
     renamed = Engine(engine.config.model_copy(update={"people": people}), engine.store.redis, clock)
     listed = await _listed(renamed)
-    assert listed == [admin.table_line(renamed, r) for r in requests]
+    assert listed == [request_rows.table_line(renamed, r) for r in requests]
     assert any("Twist, Oliver" in line for line in listed)
     assert '"Twist, Oliver"' in await _csv(renamed)
 
@@ -138,7 +141,7 @@ async def test_kept_rows_that_stop_being_true_half_way_are_read_on_from_the_reco
     """A request decided while its month's kept rows are being read: the rows already shown
     stand, and the rest come from the records, each request once, as it is now."""
     monkeypatch.setattr(month_rows, "CHUNK", 1)
-    monkeypatch.setattr(admin, "READ_AHEAD", 1)  # rows are read as they were when read
+    monkeypatch.setattr(request_pages, "READ_AHEAD", 1)  # rows are read as they were when read
     made = []
     for actor in ("oliver", "lisi", "zhangsan"):
         made.append(await submitted(engine, actor=actor, fields=ANNUAL_2_DAYS))
@@ -149,20 +152,20 @@ async def test_kept_rows_that_stop_being_true_half_way_are_read_on_from_the_reco
     oldest = (await _requests(engine))[-1]  # shown last (people's clocks differ)
     assert oldest.id in {r.id for r in made}
     shown, reads = [], []
-    pages = admin._pages
+    pages = request_pages._pages
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         reads.append(args[3])  # where reading the records starts
         return pages(*args, **kwargs)
 
-    monkeypatch.setattr(admin, "_pages", counted)
-    async for _, line in admin.iter_table_lines(engine, **EVERYTHING):
+    monkeypatch.setattr(request_pages, "_pages", counted)
+    async for _, line in request_pages.iter_table_lines(engine, **EVERYTHING):
         if not shown:  # the first kept row shown: the oldest is yet to be read
             await engine.decide(oldest.id, 0, oldest.open_step().assignee, "reject", "no")  # type: ignore[union-attr]
         shown.append(line)
     resumed = list(reads)
     now = await _requests(engine)
-    assert shown == [admin.table_line(engine, r) for r in now]
+    assert shown == [request_rows.table_line(engine, r) for r in now]
     assert "rejected" in shown[-1] and shown[-1].startswith(oldest.id)
     assert len(resumed) == 1 and resumed[0] is not None  # read on from a kept row
 
@@ -201,6 +204,6 @@ def test_an_amount_for_a_spreadsheet_is_a_plain_decimal_in_its_currencys_units()
     assert fmt_amount(1200, "JPY", grouped=False) == "1200"
     assert fmt_amount(86.4, "GBP") == "86.40" and fmt_amount(1200, "JPY") == "1,200"
     assert month_rows.month_bounds("2026-12") == (
-        int(admin._bounds(date(2026, 12, 1), None)[0]),
-        int(admin._bounds(None, date(2026, 12, 31))[1]),
+        int(request_pages._bounds(date(2026, 12, 1), None)[0]),
+        int(request_pages._bounds(None, date(2026, 12, 31))[1]),
     )

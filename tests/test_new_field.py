@@ -19,7 +19,7 @@ import pytest
 
 from agent.tools import default_tools
 from agent.tools.propose import ProposeRequestArgs, propose_request
-from bot import admin
+from bot import request_pages, request_rows
 from bot.conversation import StepLive
 from bot.feishu import render as feishu
 from bot.presentation.card_views import card_of
@@ -200,8 +200,8 @@ async def test_the_export_has_a_column_for_the_new_field(engine):
     await submitted(engine)  # a leave: no project
     writers = {fmt: io.StringIO() for fmt in ("csv", "json")}
     for fmt, out in writers.items():
-        writer = admin.ExportWriter(engine, out, fmt, with_reasons=False)
-        async for rows in admin.iter_export_pages(
+        writer = request_rows.ExportWriter(engine, out, fmt, with_reasons=False)
+        async for rows in request_pages.iter_export_pages(
             engine, since=None, until=None, status=None, process=None, with_reasons=False
         ):
             writer.write_rows(rows)
@@ -211,8 +211,10 @@ async def test_the_export_has_a_column_for_the_new_field(engine):
     assert {r["process"]: r["project"] for r in rows} == {"expense": "P-7", "leave": ""}
     lines = [json.loads(line) for line in writers["json"].getvalue().splitlines()]
     assert {x["process"]: x["project"] for x in lines} == {"expense": "P-7", "leave": ""}
-    expense_only = admin.export_columns(engine.config, "expense", with_reasons=False)
-    assert [c for c in expense_only if c not in admin.HEAD_COLUMNS + admin.TAIL_COLUMNS] == [
+    expense_only = request_rows.export_columns(engine.config, "expense", with_reasons=False)
+    assert [
+        c for c in expense_only if c not in request_rows.HEAD_COLUMNS + request_rows.TAIL_COLUMNS
+    ] == [
         "amount",
         "currency",
         "category",

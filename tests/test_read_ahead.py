@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from bot.admin import _read_ahead
+from bot.request_pages import _read_ahead
 
 
 async def test_the_next_page_is_asked_for_before_the_caller_works_on_this_one():

@@ -11,7 +11,7 @@ from datetime import date, timedelta
 import fakeredis
 import pytest
 
-from bot import admin, archive
+from bot import archive, request_pages, request_rows
 from tests.helpers import ANNUAL_2_DAYS, SICK_6_DAYS, submitted
 from workflow.engine import Engine
 from workflow.errors import InvalidState, NotAllowed
@@ -74,26 +74,28 @@ async def test_decided_requests_past_the_retention_move_to_a_monthly_archive(
     assert decided.id not in {x.id for x in await engine.my_requests("zhangsan")}
 
     filters = {"since": None, "until": None, "status": None, "process": None}
-    in_redis = [x.id async for _, x in admin.iter_requests(engine, **filters)]
+    in_redis = [x.id async for _, x in request_pages.iter_requests(engine, **filters)]
     assert sorted(in_redis) == sorted([pending.id, recent.id])
-    everything = [x async for _, x in admin.iter_requests(engine, **filters, archive_dir=tmp_path)]
+    everything = [
+        x async for _, x in request_pages.iter_requests(engine, **filters, archive_dir=tmp_path)
+    ]
     assert [x.id for x in everything] == [*in_redis, decided.id]
     assert everything[-1].status is RequestStatus.APPROVED
     exported = [  # `requests export` and `requests list` read the archive as well
         line
-        async for page in admin.iter_csv_pages(
+        async for page in request_pages.iter_csv_pages(
             engine, **filters, with_reasons=False, archive_dir=tmp_path
         )
         for line in page
     ]
-    columns = admin.export_columns(engine.config, None, False)
+    columns = request_rows.export_columns(engine.config, None, False)
     expected = io.StringIO()
     module = csv.writer(expected, lineterminator="\r\n")
-    module.writerows([admin.row(engine, x, False)[k] for k in columns] for x in everything)
+    module.writerows([request_rows.row(engine, x, False)[k] for k in columns] for x in everything)
     assert "".join(exported) == expected.getvalue() and len(exported) == 3
     listed = [
         line.split()[0]
-        async for _, line in admin.iter_table_lines(engine, **filters, archive_dir=tmp_path)
+        async for _, line in request_pages.iter_table_lines(engine, **filters, archive_dir=tmp_path)
     ]
     assert listed == [x.id for x in everything]
     again = await archive.archive(engine, tmp_path, 2, dry_run=False)

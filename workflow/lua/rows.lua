@@ -1,5 +1,5 @@
 -- A page of the index of all requests, newest first, each with its record prepared for
--- `requests list|export` (bot/admin.py), flat:
+-- `requests list|export` (bot/request_pages.py), flat:
 --   id, submission ms, kind, body, ...                                  ('head')
 --   id, submission ms, kind, body, people, submitted, decided, ...      ('export')
 -- KEYS[1] = the index; ARGV = highest score, lowest score, offset, count, the records' key
