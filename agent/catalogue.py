@@ -120,8 +120,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "word.semicolon": ("; ", "；"),
     "word.full_stop": (".", "。"),
     # dates and day counts in running text (agent/i18n.py, bot/wording.py)
-    "date.afternoon": ("{date} (afternoon)", "{date}下午"),
-    "date.morning": ("{date} (morning)", "{date}上午"),
+    # no brackets: a leave's dates are followed by "(1 working day)" in `what.leave`
+    "date.afternoon": ("{date} afternoon", "{date}下午"),
+    "date.morning": ("{date} morning", "{date}上午"),
     "date.range": ("{first} – {last}", "{first} 至 {last}"),
     "days.working.one": ("{n} working day", "{n} 个工作日"),
     "days.working": ("{n} working days", "{n} 个工作日"),

@@ -18,21 +18,28 @@ _THREE = ("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND")
 _MINOR_UNITS = dict.fromkeys(_NO_MINOR, 0) | dict.fromkeys(_THREE, 3)
 
 
-def fmt_date(d: date, locale: str) -> str:
-    """'Thu 3 Dec 2026' or '2026年12月3日（周四）'."""
+def fmt_date(d: date, locale: str, *, year: bool = True) -> str:
+    """'Thu 3 Dec 2026' or '2026年12月3日 周四' (`year=False`: '12月3日 周四', Chinese only).
+
+    The Chinese weekday follows the date after a space, as calendars write it, not in brackets:
+    a date sits inside bracketed text often ("（至 12月9日 周三）", "共 1 个工作日" after it),
+    and brackets inside brackets read as a typo.
+    """
     if locale == "zh":
-        return f"{d.year}年{d.month}月{d.day}日（{_WEEKDAYS_ZH[d.weekday()]}）"
+        day = f"{d.month}月{d.day}日 {_WEEKDAYS_ZH[d.weekday()]}"
+        return f"{d.year}年{day}" if year else day
     return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {d:%b %Y}"
 
 
 def fmt_range(start: date, end: date, start_half: bool, end_half: bool, locale: str) -> str:
-    """A leave's dates as a person reads them, with half days spelled out."""
+    """A leave's dates as a person reads them, with half days spelled out; in Chinese the last
+    day of a range within one year leaves the year out ('2026年12月4日 周五 至 12月7日 周一')."""
     first = fmt_date(start, locale)
     if start_half:
         first = say("date.afternoon", locale, date=first)
     if start == end:
         return say("date.morning", locale, date=first) if end_half else first
-    last = fmt_date(end, locale)
+    last = fmt_date(end, locale, year=start.year != end.year)
     if end_half:
         last = say("date.morning", locale, date=last)
     return say("date.range", locale, first=first, last=last)

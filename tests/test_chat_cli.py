@@ -193,7 +193,7 @@ def test_the_prepared_sentence_names_the_leave_type_as_running_text():
     assert "  │ Type           Sick leave\n" in out
     done = chat("zhangsan", ["明天病假", "n"])
     assert done.returncode == 0, done.stderr
-    assert "bot> 已准备：病假，2026年12月3日（周四）（1 个工作日），审批人 王芳。" in done.stdout
+    assert "bot> 已准备：病假，2026年12月3日 周四（1 个工作日），审批人 王芳。" in done.stdout
 
 
 def test_a_type_named_mid_sentence_keeps_an_acronym():

@@ -83,7 +83,7 @@ async def test_an_expense_spent_on_1_dec_written_on_2_dec_is_this_1_december(eng
         (
             "zhangsan",
             "zh",
-            "消费日期2026年12月5日（周六）还没到：请填写实际发生的日期（今天2026年12月2日（周三）或更早）。",
+            "消费日期2026年12月5日 周六还没到：请填写实际发生的日期（今天2026年12月2日 周三或更早）。",
         ),
     ],
 )
@@ -112,7 +112,7 @@ async def test_an_expense_dated_in_the_future_is_refused_with_a_sentence_to_act_
         (
             "zhangsan",
             "报销 88 元 午饭 2026-12-05",
-            "消费日期2026年12月5日（周六）还没到",
+            "消费日期2026年12月5日 周六还没到",
             "需要怎么调整？",
         ),
     ],

@@ -95,11 +95,11 @@ async def test_feishu_expense_and_trip_confirm_cards_show_labels_and_values_in_t
     assert zh[:4] == [
         "**金额**\n86.40 GBP",
         "**类别**\n餐饮",
-        "**消费日期**\n2026年11月30日（周一）",
+        "**消费日期**\n2026年11月30日 周一",
         "**用途**\nTeam lunch",
     ]
     trip_zh = "\n".join(feishu_facts(cards.confirm_card(trip, "zh", thread="t", engine=engine)))
-    assert "**目的地**\nShenzhen" in trip_zh and "2026年12月14日（周一）" in trip_zh
+    assert "**目的地**\nShenzhen" in trip_zh and "2026年12月14日 周一" in trip_zh
     assert "Estimated cost" not in trip_zh and "2026-12-14" not in trip_zh
     # one source for every surface: Slack lists the same facts (its own markup)
     slack = slack_facts(blocks.confirm_card(expense, "zh", engine=engine))
@@ -230,3 +230,64 @@ async def test_the_approvers_card_says_86_40_on_every_surface(engine: Engine):
         slack = json.dumps(blocks.approval_card(view, engine, locale).blocks, ensure_ascii=False)
         for shown in (text, slack):
             assert "86.40" in shown and "86.4 " not in shown and "86.4G" not in shown, shown
+
+
+def _leave(config: OrgConfig, start: str, end: str, days: float, **halves: bool):
+    """A leave request as the cards describe it (no engine: only its fields and working days)."""
+    from workflow.models import Request, RequestStatus
+
+    fields = {"leave_type": "annual", "start": start, "end": end, **halves}
+    return Request(
+        id="R-ABCD1234",
+        process="leave",
+        kind="leave",
+        requester="zhangsan",
+        status=RequestStatus.PENDING,
+        fields=fields,
+        derived={"working_days": days},
+        steps=[],
+        created_at=datetime(2026, 12, 2, tzinfo=UTC),
+    )
+
+
+def test_a_leave_reads_naturally_with_no_brackets_inside_brackets(config: OrgConfig):
+    """One day, a range, half days and a list of days read as a person writes them, in both
+    languages: "病假，2026年12月3日 周四（1 个工作日）", never "（周四）（1 个工作日）"."""
+    from datetime import date
+
+    from agent.planner._plan import _days_or_range
+    from agent.tools.describe import what
+
+    cases = [
+        (
+            ("2026-12-03", "2026-12-03", 1, {}),
+            "Annual leave, Thu 3 Dec 2026 (1 working day)",
+            "年假，2026年12月3日 周四（1 个工作日）",
+        ),
+        (
+            ("2026-12-14", "2026-12-16", 3, {}),
+            "Annual leave, Mon 14 Dec 2026 – Wed 16 Dec 2026 (3 working days)",
+            "年假，2026年12月14日 周一 至 12月16日 周三（3 个工作日）",
+        ),
+        (
+            ("2026-12-14", "2026-12-14", 0.5, {"start_half": True}),
+            "Annual leave, Mon 14 Dec 2026 afternoon (0.5 working days)",
+            "年假，2026年12月14日 周一下午（0.5 个工作日）",
+        ),
+        (
+            ("2026-12-31", "2027-01-04", 2.5, {"end_half": True}),
+            "Annual leave, Thu 31 Dec 2026 – Mon 4 Jan 2027 morning (2.5 working days)",
+            "年假，2026年12月31日 周四 至 2027年1月4日 周一上午（2.5 个工作日）",
+        ),
+    ]
+    for (start, end, days, halves), en, zh in cases:
+        req = _leave(config, start, end, days, **halves)
+        assert what(req, config, "en") == en
+        assert what(req, config, "zh") == zh
+    listed = {"listed": [date(2026, 12, 4), date(2026, 12, 8)]}
+    assert _days_or_range(listed, "zh") == (
+        "是只请这几天（2026年12月4日 周五、2026年12月8日 周二），"
+        "还是从2026年12月4日 周五到2026年12月8日 周二连着请？"
+    )
+    assert "((" not in _days_or_range(listed, "en") and "))" not in _days_or_range(listed, "en")
+

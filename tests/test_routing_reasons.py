@@ -81,11 +81,11 @@ async def test_old_prose_reasons_are_read_back_into_codes(engine: Engine):
     )
     assert (
         routed_text(on_leave, engine, "zh")
-        == "王芳 休假至 2026年12月9日（周三），已转交 David Chen 审批。"
+        == "王芳 休假至 2026年12月9日 周三，已转交 David Chen 审批。"
     )
     assert (
         routed_text(delegated, engine, "zh")
-        == "王芳 已委托 陈静 代为审批（至 2026年12月9日（周三））。"
+        == "王芳 已委托 陈静 代为审批（至 2026年12月9日 周三）。"
     )
     assert routed_text(unknown, engine, "zh") == "已转交 David Chen 审批。"
     assert routed_text(escalated, engine, "en") == (

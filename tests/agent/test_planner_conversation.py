@@ -802,7 +802,7 @@ async def test_withdraw_picks_the_one_request_of_the_kind_named(said, system, wa
         },
     ]
     if system is SYSTEM_ZH:
-        rows[0]["what"] = "年假，2026年12月14日（周一） 至 2026年12月16日（周三）（3 个工作日）"
+        rows[0]["what"] = "年假，2026年12月14日 周一 至 2026年12月16日 周三（3 个工作日）"
         rows[1]["what"] = "报销：86.4 GBP（meals）"
     messages = chat(
         system,

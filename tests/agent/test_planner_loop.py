@@ -126,5 +126,5 @@ async def test_the_reason_for_a_rejection_is_asked_of_the_request_as_a_person_kn
     request = (await engine.confirm(proposal.pending_id, "zhangsan")).request
     asked = final_text(await turn(agent, "wangfang", said.format(id=request.id), "reject"))
     assert asked == (
-        "申请人会看到驳回理由——请问驳回“张三：年假，2026年12月7日（周一）（1 个工作日）”的理由是什么？"
+        "申请人会看到驳回理由——请问驳回“张三：年假，2026年12月7日 周一（1 个工作日）”的理由是什么？"
     )
