@@ -713,7 +713,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "confirm.title.cancelled": ("Cancelled", "已取消"),
     "confirm.title.replaced": ("Replaced", "已被取代"),
     # the approver's card
-    "fallback.approval": ("{who} asks for your approval: {what}", "{who} 请你审批：{what}"),
+    # {what} is `what_in_sentence`, as in the approve dialog ("Approve Oliver Smith's sick leave, …?")
+    "fallback.approval": ("{who} asks you to approve their {what}", "{who} 请你审批{what}"),
+    # news before a card's own fallback (a reminder, an answered suggestion); see `with_news`
+    "fallback.news": ("{news} — {text}", "{news}。{text}"),
     "fallback.dash": (" — {text}", "：{text}"),
     "banner.reminder": ("Reminder from {who}", "{who} 的催办提醒"),
     "banner.reminder_note": (": {note}", "：{note}"),

@@ -291,3 +291,30 @@ def test_a_leave_reads_naturally_with_no_brackets_inside_brackets(config: OrgCon
     )
     assert "((" not in _days_or_range(listed, "en") and "))" not in _days_or_range(listed, "en")
 
+
+async def test_the_approvers_notification_names_the_request_as_the_approve_dialog_does(
+    engine: Engine,
+):
+    """Slack's notification text (the card's fallback) is a sentence with the leave type in running
+    text, like "Approve Oliver Smith's sick leave, …?"; a reminder's news opens it in the
+    reader's language, with no English dash in Chinese."""
+    req = await submitted(
+        engine, "oliver", {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-03"}
+    )
+    view = await engine.request_view(req.id, "emma")
+    en = requests.approval_card(view, engine, "en")
+    assert en.fallback == (
+        "Oliver Smith asks you to approve their sick leave, Thu 3 Dec 2026 (1 working day)"
+    )
+    assert blocks.approval_card(view, engine, "en").text == en.fallback
+    assert "Approve Oliver Smith's sick leave, Thu 3 Dec 2026 (1 working day)?" in (
+        en.actions[0].dialog.text
+    )
+    zh = requests.approval_card(view, engine, "zh")
+    assert zh.fallback == "Oliver Smith 请你审批病假，2026年12月3日 周四（1 个工作日）"
+    nudged = requests.approval_card(view, engine, "zh", reminder="请尽快")
+    assert nudged.fallback == (
+        "Oliver Smith 的催办提醒：请尽快。Oliver Smith 请你审批病假，2026年12月3日 周四（1 个工作日）"
+    )
+    nudged_en = requests.approval_card(view, engine, "en", reminder="")
+    assert nudged_en.fallback.startswith("Reminder from Oliver Smith — Oliver Smith asks you")

@@ -98,7 +98,9 @@ def notice_card(
         case Kind.APPROVAL_CARD if n.view is not None and n.event_type == "counter_answered":
             card = requests.approval_card(n.view, engine, reader)
             _, news = wording.headline(n.event_type, req, engine, reader.locale, data)
-            return replace(card, banner=news, fallback=f"{news} — {card.fallback}")
+            return replace(
+                card, banner=news, fallback=requests.with_news(news, card.fallback, reader.locale)
+            )
         case Kind.APPROVAL_CARD if n.view is not None:
             return requests.approval_card(n.view, engine, reader)
         case Kind.APPROVAL_CARD:  # decided before this event was delivered: no live buttons

@@ -132,14 +132,15 @@ def approval_card(
     if step is None:  # decided meanwhile: the facts and where it stands, no buttons
         return approval_card_closed(req, engine, rd, req.current_step or 0)
     facts, body = _details(req, engine, locale, view.balance_after, view.team_out)
-    who, it = name_of(engine, req.requester), what(req, engine.config, locale)
+    # the notification's sentence names the request as the approve dialog does (running text)
+    who, it = name_of(engine, req.requester), what_in_sentence(req, engine.config, locale)
     fallback = say("fallback.approval", locale, who=who, what=it)
     banner = None
     if reminder is not None:
         banner = say("banner.reminder", locale, who=who)
         if reminder.strip():
             banner += say("banner.reminder_note", locale, note=reminder.strip())
-        fallback = f"{banner} — {fallback}"
+        fallback = with_news(banner, fallback, locale)
     return Card(
         fallback=fallback,
         title=wording.title_of(req, engine, locale),
@@ -150,6 +151,12 @@ def approval_card(
         context=step_context(req, step, engine, rd),
         actions=decision_actions(req, step, engine, locale),
     )
+
+
+def with_news(news: str, fallback: str, locale: str) -> str:
+    """A notification that opens with news before the card's own sentence: 'Reminder from 张三 —
+    …' / '张三 的催办提醒。张三 请你审批…' (the news's own full stop is not doubled)."""
+    return say("fallback.news", locale, news=news.rstrip("。."), text=fallback)
 
 
 def request_card(req: Request, engine: Engine, reader: Reader | str) -> Card:
