@@ -87,7 +87,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "read.processes": ("You can request: {names}.", "可以申请：{names}。"),
     "read.found": ("Found: {names}.", "找到：{names}。"),
     "read.found_nobody": ("Nobody matches '{query}'.", "没有找到“{query}”。"),
-    "read.balance": ("{name}: {left} of {of} days left", "{name}：剩余 {left} 天（共 {of} 天）"),
+    "read.balance": ("{name}: {left} of {of} days left", "{name}：剩余 {left} 天，共 {of} 天"),
     "read.balance_pending": (", {n} pending", "，{n} 天审批中"),
     "read.balances": ("Your balances for {year}: ", "你 {year} 年的假期余额："),
     "read.holidays": (" (public holidays: {holidays})", "（含公共假期：{holidays}）"),
@@ -731,8 +731,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # balances with accrual (agent/tools/describe.carried_note, accrual_note)
     "balance.carried": (", of which {days} carried over", "，其中 {days} 天为上年结转"),
     "balance.carried_expiring": (
-        ", of which {days} carried over, expiring {on:%d %b}",
-        "，其中 {days} 天为上年结转，{on:%m月%d日}到期",
+        ", of which {days} carried over, expiring {on}",
+        "，其中 {days} 天为上年结转，{on}到期",
     ),
     "balance.accrues": (" (+{days} a month)", "（每月 +{days} 天）"),
     "balance.accrues_carry": (
@@ -740,8 +740,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "（每月 +{days} 天；最多 {cap} 天结转至 {year} 年）",
     ),
     "balance.accrues_carry_until": (
-        " (+{days} a month; up to {cap} carry into {year} until {on:%d %b})",
-        "（每月 +{days} 天；最多 {cap} 天结转至 {year} 年，{on:%m月%d日}前有效）",
+        " (+{days} a month; up to {cap} carry into {year} until {on})",
+        "（每月 +{days} 天；最多 {cap} 天结转至 {year} 年，{on}前有效）",
     ),
     # the team calendar feed (bot/conversation/feeds.py, bot/calendar_route.py)
     "feed.event": ("{name} — out", "{name} — 请假"),

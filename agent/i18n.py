@@ -31,6 +31,13 @@ def fmt_date(d: date, locale: str, *, year: bool = True) -> str:
     return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {d:%b %Y}"
 
 
+def fmt_day_month(d: date, locale: str) -> str:
+    """'31 Mar' / '3月31日': a day this year or next, where the year goes without saying."""
+    if locale == "zh":
+        return f"{d.month}月{d.day}日"
+    return f"{d.day} {d:%b}"
+
+
 def fmt_range(start: date, end: date, start_half: bool, end_half: bool, locale: str) -> str:
     """A leave's dates as a person reads them, with half days spelled out; in Chinese the last
     day of a range within one year leaves the year out ('2026年12月4日 周五 至 12月7日 周一')."""

@@ -122,15 +122,15 @@ async def test_balances_say_how_much_is_carried_over_and_when_it_expires(engine:
         in en.summary
     )
     zh = await my_balances(context(engine, "zh"), BalancesArgs())
-    assert "年假：剩余 16.5 天（共 16.5 天），其中 5 天为上年结转，03月31日到期" in zh.summary
+    assert "年假：剩余 16.5 天，共 16.5 天，其中 5 天为上年结转，3月31日到期" in zh.summary
     b = await annual(engine)
     assert _balance_value(b, "en") == (
         "16.5 days left of 16.5, of which 5 carried over, expiring 31 Mar"
         " (+1.5 a month; up to 5 carry into 2028 until 31 Mar)"
     )
     assert _balance_value(b, "zh") == (
-        "剩余 16.5 天，共 16.5 天，其中 5 天为上年结转，03月31日到期"
-        "（每月 +1.5 天；最多 5 天结转至 2028 年，03月31日前有效）"
+        "剩余 16.5 天，共 16.5 天，其中 5 天为上年结转，3月31日到期"
+        "（每月 +1.5 天；最多 5 天结转至 2028 年，3月31日前有效）"
     )
 
 

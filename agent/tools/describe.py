@@ -6,7 +6,7 @@ from datetime import date
 from typing import Any
 
 from agent.catalogue import CATALOGUE, say
-from agent.i18n import fmt_amount, fmt_days, fmt_range, in_sentence
+from agent.i18n import fmt_amount, fmt_day_month, fmt_days, fmt_range, in_sentence
 from workflow.config import OrgConfig
 from workflow.directory import Directory
 from workflow.leave import Balance
@@ -138,7 +138,9 @@ def carried_note(b: Balance, locale: str) -> str:
     d = b.carried_expires
     if d is None:
         return say("balance.carried", locale, days=f"{b.carried:g}")
-    return say("balance.carried_expiring", locale, days=f"{b.carried:g}", on=d)
+    return say(
+        "balance.carried_expiring", locale, days=f"{b.carried:g}", on=fmt_day_month(d, locale)
+    )
 
 
 def accrual_note(b: Balance, locale: str, *, carry: bool = True) -> str:
@@ -155,5 +157,10 @@ def accrual_note(b: Balance, locale: str, *, carry: bool = True) -> str:
     if b.carry_until is None:
         return say("balance.accrues_carry", locale, days=days, cap=cap, year=year)
     return say(
-        "balance.accrues_carry_until", locale, days=days, cap=cap, year=year, on=b.carry_until
+        "balance.accrues_carry_until",
+        locale,
+        days=days,
+        cap=cap,
+        year=year,
+        on=fmt_day_month(b.carry_until, locale),
     )
