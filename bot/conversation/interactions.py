@@ -82,16 +82,11 @@ class Interactions(CounterClicks, BulkClicks):
         return Answer(False, text, "error", card, error=e, locale=locale, fields=fields)
 
     async def _summary(self, pending: PendingAction, viewer: str, locale: str) -> str:
-        """The first line of a pending action's card: what it is about."""
-        if kept := await self.cards.registered_summary(pending.id):
-            return kept
-        if pending.kind is PendingKind.DELEGATE:
-            return ""
-        try:
-            req = await self.engine.get_request(pending.request_id, viewer)
-        except WorkflowError:  # gone or not theirs: the outcome says what happened, no id
-            return ""
-        return summary_of(req, self.engine, locale, viewer)
+        """The first line of a pending action's card: what it is about, by its request's facts;
+        else the line the card was posted with (a delegation; a request gone or not theirs)."""
+        if (named := await self.cards.named(pending, viewer, locale)) is not None:
+            return named
+        return await self.cards.registered_summary(pending.id)
 
     async def _locale(self, pending_id: str, person: Person) -> str:
         """The language the confirm card was shown in (its thread's), else the person's own."""

@@ -23,7 +23,8 @@ from bot.presentation.requests import requester_notice
 from bot.wording import leave_dates, say
 from workflow.config import Person
 from workflow.engine import Engine
-from workflow.models import Request, RequestStatus, StepStatus
+from workflow.errors import WorkflowError
+from workflow.models import PendingAction, PendingKind, Request, RequestStatus, StepStatus
 from workflow.transactions import Group
 
 log = structlog.get_logger("cards")
@@ -266,7 +267,26 @@ class CardLifecycle:
         """Every card of a superseded draft on `platform` now says so, with no buttons."""
         for old in await self.registry.confirm_cards(pending_id, platform):
             text = wording.replaced_by_card_below(old.locale)
-            await update(old, Closed(old.summary, text, ok=False, replaced=True))
+            try:
+                pending = await self.engine.pending_action(pending_id, old.holder)
+            except WorkflowError:  # gone: the line it was posted with
+                summary = old.summary
+            else:
+                summary = await self.named(pending, old.holder, old.locale) or old.summary
+            await update(old, Closed(summary, text, ok=False, replaced=True))
+
+    async def named(self, pending: PendingAction, viewer: str, locale: str) -> str | None:
+        """What a closed confirm card was about, by its request's facts ("Sick leave, Thu 3 Dec
+        2026 (1 working day)", as a confirmed card says it); None for a delegation or a request
+        gone. Not the agent's answer the card was posted under: that is right above the card,
+        and its "you will have 8 days left" no longer holds once the draft is replaced or cancelled."""
+        if pending.kind is PendingKind.DELEGATE or not pending.request_id:
+            return None
+        try:
+            req = await self.engine.get_request(pending.request_id, viewer)
+        except WorkflowError:
+            return None
+        return summary_of(req, self.engine, locale, viewer)
 
     async def registered_summary(self, pending_id: str) -> str:
         """The first line a confirm card was posted with, if the registry knows it."""

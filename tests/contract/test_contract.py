@@ -213,12 +213,18 @@ async def test_a_correction_supersedes_the_draft(surfaces, name):
         [old] = [c for c in s.cards("priya") if REPLACED["en"] in c.text]
         assert not old.actions
         assert "Replaced" in old.text and "Cancelled" not in old.text, old.text  # not cancelled
+        # what it was, as a confirmed card says it; not the answer above it again, whose
+        # "you will have N days left" the replacement made untrue
+        assert "Annual leave, Mon 7 Dec 2026 – Wed 9 Dec 2026 (3 working days)" in old.text
+        assert "Prepared" not in old.text and "days left" not in old.text, old.text
     else:  # the terminal prints the old card again as the core redrew it, with no buttons,
         # above the new card, which "Replaced by the card below" then truly points at
         after = s.transcript("priya").split("┌─ Replaced\n", 1)[1]
         redrawn, _, below = after.partition("┌─")
         assert "7 Dec" in redrawn and REPLACED["en"] in redrawn, redrawn
         assert "[" not in redrawn and "Cancelled" not in redrawn, redrawn
+        assert "Annual leave, Mon 7 Dec 2026 – Wed 9 Dec 2026 (3 working days)" in redrawn
+        assert "Prepared" not in redrawn and "days left" not in redrawn, redrawn
         assert "14 Dec" in below.split("bot> ", 1)[0], below
     answer = await s.click("priya", first, CONFIRM)
     assert REPLACED["en"] in answer
@@ -228,6 +234,22 @@ async def test_a_correction_supersedes_the_draft(surfaces, name):
     assert req.fields["start"] == "2026-12-14"
     no_live_buttons(s, "priya")
     reads_right(s, ("priya",))
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_replaced_chinese_draft_names_what_it_was(surfaces, name):
+    """张三's corrected draft: the old card names the leave it was, in Chinese, and no longer
+    repeats the answer above it (with a balance that no longer holds)."""
+    s = await surfaces(name)
+    thread = await s.say("zhangsan", "12月7日到9日请年假")
+    await s.say("zhangsan", "改成12月14日到16日", thread)
+    if name != "terminal":
+        [old] = [c.text for c in s.cards("zhangsan") if REPLACED["zh"] in c.text]
+    else:  # the terminal prints the old card again, redrawn, above the new one
+        after = s.transcript("zhangsan").split("┌─ 已被取代\n", 1)[1]
+        old = after.partition("┌─")[0]
+    assert "年假，2026年12月7日 周一 至 12月9日 周三（3 个工作日）" in old, old
+    assert "已准备" not in old and "剩余" not in old, old
 
 
 @pytest.mark.parametrize("name", SURFACES)
