@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from workflow.engine import Engine
-from workflow.models import Request
+from workflow.models import Request, RequestStatus
 
 SICK_6_DAYS = {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-10", "reason": "flu"}
 ANNUAL_2_DAYS = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
@@ -64,3 +64,20 @@ async def events(engine: Engine) -> list[tuple[str, str]]:
     """(type, request id) of every outbox event, in order."""
     entries = await engine.store.redis.xrange(engine.keys.outbox)
     return [(f["type"], f["request_id"]) for _, f in entries]
+
+
+def leave_request(
+    fields: dict[str, Any], working_days: float, requester: str = "zhangsan"
+) -> Request:
+    """A leave request as its cards describe it, with no engine: its fields and working days."""
+    return Request(
+        id="R-ABCD1234",
+        process="leave",
+        kind="leave",
+        requester=requester,
+        status=RequestStatus.DRAFT,
+        fields=fields,
+        derived={"working_days": working_days},
+        steps=[],
+        created_at=datetime(2026, 12, 2, tzinfo=UTC),
+    )

@@ -206,26 +206,14 @@ def test_a_type_named_mid_sentence_keeps_an_acronym():
 
 def test_a_leave_type_marked_as_a_proper_name_keeps_its_capital_mid_sentence(config):
     """'Christmas leave' is a name, not running text: `proper_name = true` keeps it as written."""
-    from datetime import UTC, datetime
-
     from agent.tools.describe import what_in_sentence
+    from tests.helpers import leave_request
     from workflow.config import LeaveType
-    from workflow.models import Request, RequestStatus
 
     christmas = LeaveType(key="xmas", name="Christmas leave", name_zh="圣诞假", proper_name=True)
     config = config.model_copy(update={"leave_types": [*config.leave_types, christmas]})
     fields = {"leave_type": "xmas", "start": "2026-12-24", "end": "2026-12-24"}
-    req = Request(
-        id="R-ABCD1234",
-        process="leave",
-        kind="leave",
-        requester="oliver",
-        status=RequestStatus.DRAFT,
-        fields=fields,
-        derived={"working_days": 1},
-        steps=[],
-        created_at=datetime(2026, 12, 2, tzinfo=UTC),
-    )
+    req = leave_request(fields, 1, requester="oliver")
     assert what_in_sentence(req, config, "en").startswith("Christmas leave, Thu 24 Dec 2026")
     sick = req.model_copy(update={"fields": {**fields, "leave_type": "sick"}})
     assert what_in_sentence(sick, config, "en").startswith("sick leave, Thu 24 Dec 2026")

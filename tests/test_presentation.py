@@ -24,7 +24,7 @@ from bot.presentation import confirm, requests
 from bot.presentation.model import Reader
 from bot.presentation.text import to_text
 from bot.slack import blocks
-from tests.helpers import submitted
+from tests.helpers import leave_request, submitted
 from workflow.clock import FixedClock
 from workflow.config import OrgConfig
 from workflow.engine import Engine
@@ -232,24 +232,6 @@ async def test_the_approvers_card_says_86_40_on_every_surface(engine: Engine):
             assert "86.40" in shown and "86.4 " not in shown and "86.4G" not in shown, shown
 
 
-def _leave(config: OrgConfig, start: str, end: str, days: float, **halves: bool):
-    """A leave request as the cards describe it (no engine: only its fields and working days)."""
-    from workflow.models import Request, RequestStatus
-
-    fields = {"leave_type": "annual", "start": start, "end": end, **halves}
-    return Request(
-        id="R-ABCD1234",
-        process="leave",
-        kind="leave",
-        requester="zhangsan",
-        status=RequestStatus.PENDING,
-        fields=fields,
-        derived={"working_days": days},
-        steps=[],
-        created_at=datetime(2026, 12, 2, tzinfo=UTC),
-    )
-
-
 def test_a_leave_reads_naturally_with_no_brackets_inside_brackets(config: OrgConfig):
     """One day, a range, half days and a list of days read as a person writes them, in both
     languages: "病假，2026年12月3日 周四（1 个工作日）", never "（周四）（1 个工作日）"."""
@@ -281,7 +263,7 @@ def test_a_leave_reads_naturally_with_no_brackets_inside_brackets(config: OrgCon
         ),
     ]
     for (start, end, days, halves), en, zh in cases:
-        req = _leave(config, start, end, days, **halves)
+        req = leave_request({"leave_type": "annual", "start": start, "end": end, **halves}, days)
         assert what(req, config, "en") == en
         assert what(req, config, "zh") == zh
     listed = {"listed": [date(2026, 12, 4), date(2026, 12, 8)]}
