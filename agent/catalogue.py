@@ -395,8 +395,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "step.propose_counter": ("Preparing your suggestion of other dates", "准备建议改期"),
     # a turn's answer when its cards carry no summary (what to click is on each card, not here)
     "propose.unchanged": (
-        "Your draft already says that ({what}): nothing to change, and its card stays as it is.",
-        "草稿已经是这样了（{what}），无需修改，原卡片保持不变。",
+        "Your draft already says that — {what} — so there is nothing to change, and its card stays as it is.",
+        "草稿已经是这样了：“{what}”，无需修改，原卡片保持不变。",
     ),
     "propose.prepared": ("Prepared: see the card below.", "已准备好，请看下方卡片。"),
     # why a turn stopped (nothing was submitted)
@@ -526,7 +526,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "wording.headline.your_request_went_to": (
         "Your request went to {now}.",
-        "你的申请已提交给 {now} 审批。",
+        "你的申请已提交给 {now}审批。",
     ),
     "wording.headline.approved_your_request": (
         "{by} approved your request.",
@@ -549,7 +549,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "wording.headline.reminder_sent_to": ("Reminder sent to {to}.", "已提醒 {to}。"),
     "wording.headline.your_request_is_now": (
         "Your request is now with {now}.",
-        "你的申请现由 {now} 审批。",
+        "你的申请现由 {now}审批。",
     ),
     "wording.headline.your_request_is": ("Your request is {where}.", "你的申请：{where}。"),
     "wording.detail.note": ("Note", "附言"),
@@ -579,16 +579,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "抱歉，你的{platform}账号还不在审批通讯录中，我无法为你办理。请联系人事（{hr}）添加。",
     ),
     "wording.expired_text.your_request_had_no": (
-        "Your request ({subject}) had no decision within {days} days and has expired; its days were released. Ask again if you still need it.",
-        "你的申请（{subject}）{days} 天内无人审批，已过期，占用的假期已释放。如仍需要，请重新申请。",
+        "Your request — {subject} — had no decision within {days} days and has expired; its days were released. Ask again if you still need it.",
+        "你的申请“{subject}”{days} 天内无人审批，已过期，占用的假期已释放。如仍需要，请重新申请。",
     ),
     "wording.expired_text.s_request_expired_before": (
-        "{name}'s request ({subject}) expired before a decision; there is nothing left to do.",
-        "{name} 的申请（{subject}）未获审批已过期，无需处理。",
+        "{name}'s request — {subject} — expired before a decision; there is nothing left to do.",
+        "{name} 的申请“{subject}”未获审批已过期，无需处理。",
     ),
     "wording.escalated_text.s_request_had_no": (
-        "{requester}'s request ({subject}) had no decision within {sla_hours:g} working hours, so it now waits for {who}. You can still decide it.",
-        "{requester} 的申请（{subject}）在 {sla_hours:g} 个工作小时内未审批，已转交 {who}。你仍可以审批。",
+        "{requester}'s request — {subject} — had no decision within {sla_hours:g} working hours, so it now waits for {who}. You can still decide it.",
+        "{requester} 的申请“{subject}”在 {sla_hours:g} 个工作小时内未审批，已转交 {who}。你仍可以审批。",
     ),
     "wording.digest_title.one": ("1 request waiting for your approval", "1 个申请等待你审批"),
     "wording.digest_title.many": (
@@ -799,7 +799,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "人事（{by}）已代你提交此申请。",
     ),
     "proposal.on_behalf": (" Filed on behalf of {who}.", "代{who}提交。"),
-    "headline.acted_for.went_to": (" It went to {now}.", "已提交给 {now} 审批。"),
+    "headline.acted_for.went_to": (" It went to {now}.", "已提交给 {now}审批。"),
     "headline.acted_for.withdrawn": (
         "HR ({by}) withdrew this request for you.",
         "人事（{by}）已代你撤回此申请。",

@@ -13,7 +13,7 @@ from typing import Any
 from agent.catalogue import say
 from agent.events import ProposalReady
 from agent.i18n import fmt_amount, fmt_date, fmt_days, fmt_range
-from agent.tools.describe import choice_text, status_text, what, where_it_is
+from agent.tools.describe import choice_text, status_text, what, what_in_sentence, where_it_is
 from bot.presentation.model import Reader
 from bot.presentation.model import reader as as_reader
 from bot.presentation.times import at_text
@@ -653,7 +653,7 @@ def not_in_directory(locale: str, hr: str, platform: str = "Feishu") -> str:
 
 def expired_text(request: Request, engine: Engine, locale: str, *, for_requester: bool) -> str:
     days = engine.config.policy.expire_after_days
-    subject = what(request, engine.config, locale)
+    subject = what_in_sentence(request, engine.config, locale)
     if for_requester:
         return say(
             "wording.expired_text.your_request_had_no",
@@ -678,7 +678,7 @@ def escalated_text(request: Request, engine: Engine, locale: str, to: str, sla_h
         "wording.escalated_text.s_request_had_no",
         locale,
         requester=requester,
-        subject=what(request, engine.config, locale),
+        subject=what_in_sentence(request, engine.config, locale),
         sla_hours=sla_hours,
         who=who,
     )

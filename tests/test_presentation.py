@@ -300,3 +300,33 @@ async def test_the_approvers_notification_names_the_request_as_the_approve_dialo
     )
     nudged_en = requests.approval_card(view, engine, "en", reminder="")
     assert nudged_en.fallback.startswith("Reminder from Oliver Smith — Oliver Smith asks you")
+
+
+async def test_worker_notices_name_a_request_without_brackets_inside_brackets(engine: Engine):
+    """An expired or escalated request is named in running text between dashes (English) or
+    quotes (Chinese), never "(Sick leave, … (1 working day))"; a submitted notice reads
+    "已提交给 王芳（直属主管）审批" with no stray space after the bracket."""
+    from bot import wording
+
+    one_day = {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-03"}
+    oliver = await submitted(engine, "oliver", one_day)
+    zhang = await submitted(engine, "zhangsan", one_day)
+    en = wording.expired_text(oliver, engine, "en", for_requester=True)
+    assert en.startswith(
+        "Your request — sick leave, Thu 3 Dec 2026 (1 working day) — had no decision within"
+    ), en
+    zh = wording.expired_text(zhang, engine, "zh", for_requester=True)
+    assert zh.startswith("你的申请“病假，2026年12月3日 周四（1 个工作日）”"), zh
+    assert wording.expired_text(zhang, engine, "zh", for_requester=False).startswith(
+        "张三 的申请“病假，2026年12月3日 周四（1 个工作日）”未获审批已过期"
+    )
+    up = wording.escalated_text(zhang, engine, "zh", "david", 48)
+    assert up.startswith("张三 的申请“病假，2026年12月3日 周四（1 个工作日）”在 48 个工作小时内"), (
+        up
+    )
+    up_en = wording.escalated_text(oliver, engine, "en", "david", 48)
+    assert up_en.startswith("Oliver Smith's request — sick leave, Thu 3 Dec 2026 (1 working day) —")
+    for text in (en, zh, up, up_en):
+        assert "))" not in text and "））" not in text and "）（" not in text, text
+    _, went = wording.headline("request_submitted", zhang, engine, "zh", {})
+    assert went == "你的申请已提交给 王芳（直属主管）审批。"

@@ -513,6 +513,7 @@ async def test_a_correction_that_changes_nothing_keeps_the_card(
     await s.say(person, again, thread)
     said = "\n".join(m for m in s.messages(person) if m not in seen)
     assert unchanged in said, said
+    assert "))" not in said and "））" not in said, said  # the draft named, not bracketed
     assert not any(REPLACED["en"] in c.text or REPLACED["zh"] in c.text for c in s.cards(person))
     [still] = live(s.cards(person), CONFIRM)  # the first card, not a copy of it
     assert card_id(still) == card_id(first)
