@@ -69,7 +69,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "home.year": (" ({year})", "（{year}）"),
     "home.balance.unlimited": ("no allowance · {used} used", "不限额 · 已用 {used} 天"),
     "home.balance.left": ("{left} left of {of}", "剩余 {left}，共 {of} 天"),
-    "home.balance.pending": (" ({n} pending)", "（{n} 天待批）"),
     "home.no_leave_types": ("No leave types are set up.", "尚未设置假期类型。"),
     "home.my_requests": ("My open requests", "我的进行中申请"),
     "home.no_requests": ("No open requests.", "没有进行中的申请。"),

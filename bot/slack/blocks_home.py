@@ -50,8 +50,8 @@ def _balance_value(b: Balance, locale: str) -> str:
         left=days_text(b.available, locale),
         of=f"{b.allowance:g}",
     ) + carried_note(b, locale)
-    if b.reserved:
-        text += say("home.balance.pending", locale, n=f"{b.reserved:g}")
+    if b.reserved:  # as the chat's answer says it, outside the accrual's brackets
+        text += say("read.balance_pending", locale, n=f"{b.reserved:g}")
     return text + accrual_note(b, locale)
 
 

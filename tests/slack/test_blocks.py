@@ -695,9 +695,18 @@ async def test_home_view_shows_balances_requests_and_approvals(engine: Engine):
     body = texts(view["blocks"])
     assert (
         "Annual leave" in body
-        and "8 days left of 10 (2 pending)" in body
+        and "8 days left of 10, 2 pending" in body  # as the chat says it, not "(2 pending) (…)"
         and "Unpaid leave" in body
     )
+    zh = home_view(
+        engine.person("wangfang"),
+        engine,
+        "zh",
+        my_requests=[],
+        approvals=[],
+        balances=await engine.balances("wangfang"),
+    )
+    assert "剩余 8 天，共 10 天，2 天审批中" in texts(zh["blocks"])
     [withdraw] = by_action(view["blocks"], "home_withdraw")
     assert withdraw["value"] == mine.id and withdraw["confirm"]["style"] == "danger"
     [approve] = by_action(view["blocks"], "request_approve")
