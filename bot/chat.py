@@ -210,7 +210,10 @@ class ChatSession:
         for req in mine.requests:
             view = await engine.request_view(req.id, self.person)
             who = engine.person(req.requester).name
-            self.say(f"{req.id} {who}: {what(req, engine.config, self.locale)}")
+            self.say(
+                f"{req.id} "
+                + wording.whose(who, what(req, engine.config, self.locale), self.locale)
+            )
             if req.fields.get("reason"):
                 self.say("  " + wording.say("chat.reason", self.locale, text=req.fields["reason"]))
             if view.team_out:

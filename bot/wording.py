@@ -71,13 +71,18 @@ def step_of(index: int, total: int, name: str | None, locale: str) -> str:
     return say("wording.step_of.step_of_", locale, index_1=index + 1, total=total)
 
 
+def whose(who: str, what: str, locale: str) -> str:
+    """'Priya Patel: Annual leave, …' / '张三：年假，…' (a Chinese colon in Chinese)."""
+    return say("line.whose", locale, who=who, what=what)
+
+
 def request_named(req: Request, engine: Engine, locale: str, viewer: str | None = None) -> str:
     """A request as a person names it — its type and dates, and whose when not the viewer's
     ("Priya Patel: Annual leave, Mon 7 Dec 2026 – …"); never its id."""
     it = what(req, engine.config, locale)
     if viewer is None or viewer == req.requester:
         return it
-    return say("line.whose", locale, who=name_of(engine, req.requester), what=it)
+    return whose(name_of(engine, req.requester), it, locale)
 
 
 def process_name(engine: Engine, req: Request, locale: str) -> str:

@@ -330,3 +330,35 @@ async def test_worker_notices_name_a_request_without_brackets_inside_brackets(en
         assert "))" not in text and "））" not in text and "）（" not in text, text
     _, went = wording.headline("request_submitted", zhang, engine, "zh", {})
     assert went == "你的申请已提交给 王芳（直属主管）审批。"
+
+
+async def test_a_chinese_digest_and_its_ticks_use_a_chinese_colon(engine: Engine):
+    """王芳's morning digest, its [批准所选] ticks and the weekly who's-out list read "张三：年假，…",
+    not "张三: 年假" (an English colon in Chinese); English keeps "Priya Patel: Annual leave"."""
+    from datetime import date
+
+    from bot.presentation.notices import digest_card, weekly_out_card
+    from workflow.queries import OutEntry
+
+    one = await submitted(
+        engine, "zhangsan", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14"}
+    )
+    two = await submitted(
+        engine, "lisi", {"leave_type": "annual", "start": "2026-12-15", "end": "2026-12-15"}
+    )
+    zh = digest_card([one, two], engine, Reader.of(engine.person("wangfang")))
+    text = to_text(zh)
+    assert "• 张三：年假，2026年12月14日 周一（1 个工作日）" in text, text
+    assert [label for _, label in zh.checklist.options] == [
+        "张三：年假，2026年12月14日 周一（1 个工作日）",
+        "李四：年假，2026年12月15日 周二（1 个工作日）",
+    ]
+    en = to_text(digest_card([one], engine, Reader.of(engine.person("wangfang"), "en")))
+    assert "• 张三: Annual leave, Mon 14 Dec 2026 (1 working day)" in en, en
+    out = OutEntry("lisi", "李四", date(2026, 12, 7), date(2026, 12, 8), False, False, False)
+    week = to_text(
+        weekly_out_card(
+            [out], date(2026, 12, 7), date(2026, 12, 11), Reader.of(engine.person("wangfang"))
+        )
+    )
+    assert "• 李四：2026年12月7日 周一 至 12月8日 周二" in week, week

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from agent.tools.describe import what
 from bot.conversation.buttons import step_value
 from bot.presentation.model import Action, ActionKind, Checklist, Dialog
-from bot.wording import name_of, say
+from bot.wording import name_of, say, whose
 from workflow.engine import Engine
 from workflow.models import Request
 
@@ -17,7 +17,7 @@ def approve_selected(requests: Sequence[Request], engine: Engine, locale: str) -
     options = tuple(
         (
             step_value(r.id, r.current_step),
-            f"{name_of(engine, r.requester)}: {what(r, engine.config, locale)}",
+            whose(name_of(engine, r.requester), what(r, engine.config, locale), locale),
         )
         for r in requests
         if r.open_step() is not None and r.current_step is not None

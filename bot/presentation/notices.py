@@ -29,7 +29,10 @@ def digest_card(
     page = listed(requests_, total)
     title = wording.digest_title(page.total, locale)
     lines = [
-        f"• {wording.name_of(engine, r.requester)}: {what(r, engine.config, locale)}"
+        "• "
+        + wording.whose(
+            wording.name_of(engine, r.requester), what(r, engine.config, locale), locale
+        )
         for r in page.shown
     ]
     return Card(
@@ -47,7 +50,8 @@ def weekly_out_card(out: list[OutEntry], start: date, end: date, reader: Reader)
     title = wording.weekly_out_title(start, end, locale)
     page = listed(out)
     lines = [
-        f"• {o.name}: {fmt_range(o.start, o.end, o.start_half, o.end_half, locale)}"
+        "• "
+        + wording.whose(o.name, fmt_range(o.start, o.end, o.start_half, o.end_half, locale), locale)
         + (say("value.awaiting", locale) if o.tentative else "")
         for o in page.shown
     ]
