@@ -300,11 +300,13 @@ class SandboxApi:
             if body.view_id:
                 view = self._view(user, body.view_id)
                 resp = await sim.click_in_view(
-                    user, view, action_id, block_id=block_id, value=value
+                    user, view, action_id, block_id=block_id, value=value, values=body.values
                 )
             else:
                 message = self._message(user, body.channel, body.ts)
-                resp = await sim.click(user, message, action_id, block_id=block_id, value=value)
+                resp = await sim.click(
+                    user, message, action_id, block_id=block_id, value=value, state=body.values
+                )
         except ButtonNotFound as e:
             raise refused(404, str(e)) from None
         return web.json_response({"ok": resp.status == 200, "status": resp.status})

@@ -62,6 +62,8 @@ class ClickBody(SlackPerson):
     view_id: Id | None = None
     channel: Id | None = None
     ts: Id | None = None
+    # the ticked checkboxes of the message or view, as Slack's state.values
+    values: dict[str, Any] = Field(default_factory=dict)
 
 
 class ViewSubmitBody(SlackPerson):

@@ -210,3 +210,32 @@ async def test_the_leave_form_shows_field_errors_and_the_home_tab_works(ui: Ui):
     await expect(home.get_by_role("button", name="Approve", exact=True)).to_be_visible()
     await ui.shot("17-emma-home-tab")
     assert ui.errors == []
+
+
+async def test_an_approver_ticks_two_requests_on_home_and_approves_them_at_once(ui: Ui):
+    """王芳's Home tab lists two requests with a tick each (Slack's checkboxes, not a
+    "[checkboxes]" placeholder); [批准所选] after the confirm approves both, and the list empties."""
+    from playwright.async_api import expect
+
+    from tests.helpers import submitted
+
+    engine = ui.sandbox.runtime.engine
+    for who, day in (("zhangsan", "2026-12-14"), ("lisi", "2026-12-15")):
+        await submitted(engine, who, {"leave_type": "annual", "start": day, "end": day})
+    page = ui.page
+    await page.goto(ui.url + "#" + WANG)
+    await expect(page.locator(".me-name")).to_have_text("王芳")
+    await page.locator("#tab-home").click()
+    home = page.locator("#home .home-view")
+    ticks = home.locator(".bk-checkboxes input[type=checkbox]")
+    await expect(ticks).to_have_count(2)
+    await expect(home.locator(".bk-checkboxes")).to_contain_text("张三：年假，2026年12月14日 周一")
+    await expect(home.locator(".bk-unsupported")).to_have_count(0)
+    for i in range(2):
+        await ticks.nth(i).check()
+    await ui.shot("18-wangfang-home-ticks")
+    await ui.click_confirming(home.get_by_role("button", name="批准所选", exact=True))
+    await expect(home).to_contain_text("没有待你审批的申请", timeout=15_000)
+    for who in ("zhangsan", "lisi"):
+        assert [r.status.value for r in await engine.my_requests(who)] == ["approved"]
+    assert ui.errors == []

@@ -270,6 +270,8 @@
         action_id: element.action_id,
         block_id: block.block_id || null,
         value: element.value === undefined ? null : element.value,
+        // what the message's (or view's) checkboxes hold, as Slack sends it with the click
+        values: BK.checkedState(btn.closest(".blocks")),
         ...where,
       });
     } catch (_) {

@@ -402,8 +402,41 @@
     return btn;
   }
 
+  // Checkboxes as Slack shows them: one labelled tick per option. What is ticked is read when a
+  // button of the same message or view is clicked (Slack's `state.values`: see `checkedState`).
+  function checkboxes(el, block) {
+    return h(
+      "div",
+      { class: "bk-checkboxes", role: "group", dataset: { actionId: el.action_id || "", blockId: block.block_id || "" } },
+      (el.options || []).map((o) =>
+        h(
+          "label",
+          { class: "bk-checkbox" },
+          h("input", { type: "checkbox", value: o.value || "" }),
+          h("span", {}, plainText(o.text))
+        )
+      )
+    );
+  }
+
+  /** The ticked options of every checkbox group under `root`, as Slack's state.values. */
+  function checkedState(root) {
+    const values = {};
+    if (!root) return values;
+    for (const group of root.querySelectorAll(".bk-checkboxes")) {
+      const { blockId, actionId } = group.dataset;
+      const selected = [...group.querySelectorAll("input:checked")].map((i) => ({
+        value: i.value,
+        text: { type: "plain_text", text: i.nextSibling ? i.nextSibling.textContent : "" },
+      }));
+      values[blockId] = { ...(values[blockId] || {}), [actionId]: { type: "checkboxes", selected_options: selected } };
+    }
+    return values;
+  }
+
   function element(el, block, ctx) {
     if (el.type === "button") return button(el, block, ctx);
+    if (el.type === "checkboxes") return checkboxes(el, block);
     if (el.type === "image") return h("span", { class: "bk-image", title: el.alt_text || "" }, "🖼");
     if (el.type === "overflow") return h("span", { class: "bk-unsupported" }, "⋯");
     return h("span", { class: "bk-unsupported" }, "[" + el.type + "]");
@@ -466,5 +499,5 @@
     return out;
   }
 
-  window.BlockKit = { h, append, mrkdwn, markdown, textObject, plainText, blocks, stream, richText, EMOJI };
+  window.BlockKit = { h, append, mrkdwn, markdown, textObject, plainText, blocks, stream, richText, checkedState, EMOJI };
 })();
