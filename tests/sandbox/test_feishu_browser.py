@@ -246,3 +246,45 @@ async def test_the_bot_menu_gives_a_team_calendar_link_that_serves_the_feed(fui:
     await expect(page.locator("#lk-toast")).to_be_visible()
     assert (await page.request.get(url)).status == 404
     assert fui.errors == []
+
+
+async def test_wangfangs_digest_ticks_two_requests_and_approves_them(fui: FeishuUi):
+    """The morning digest on 飞书 lists each request with a tick (not a "[multi_select_static]"
+    placeholder); 王芳 ticks two, [批准所选] asks once, and both are approved."""
+    import json
+
+    from playwright.async_api import expect
+
+    engine = fui.sandbox.runtime.engine
+    ids = []
+    for who, day in (("zhangsan", "2026-12-14"), ("lisi", "2026-12-15")):
+        proposal = await engine.prepare_submit(
+            who, "leave", {"leave_type": "annual", "start": day, "end": day}
+        )
+        ids.append((await engine.confirm(proposal.pending.id, who)).request.id)
+    await engine.store.redis.xadd(  # the scheduler's morning digest, as it queues it
+        engine.keys.outbox,
+        {
+            "type": "daily_digest",
+            "request_id": "",
+            "org": engine.keys.org,
+            "at": "2026-12-02T09:00:00+08:00",
+            "data": json.dumps({"person": "wangfang", "count": 2, "request_ids": ids}),
+        },
+    )
+    page = fui.page
+    await page.goto(fui.url + "#feishu/" + WANG)
+    card = page.locator("#lk-messages .lk-card", has_text="批准所选")
+    ticks = card.locator(".lk-multi input[type=checkbox]")
+    await expect(ticks).to_have_count(2, timeout=15_000)
+    await expect(card.locator(".lk-multi")).to_contain_text("张三：年假，2026年12月14日 周一")
+    await expect(card.locator(".lk-unsupported")).to_have_count(0)
+    for i in range(2):
+        await ticks.nth(i).check()
+    await fui.shot("12-wangfang-digest-ticks")
+    await card.get_by_role("button", name="批准所选", exact=True).click()
+    await fui.confirm_if_asked()
+    await expect(page.locator("#lk-toast")).to_be_visible()
+    for who in ("zhangsan", "lisi"):
+        assert [r.status.value for r in await engine.my_requests(who)] == ["approved"]
+    assert fui.errors == []

@@ -183,6 +183,33 @@
     return wrap;
   }
 
+  // A multi-select in a form, drawn as a list of ticks (Feishu shows a drop-down of the same
+  // options); its value goes with the form's submit as the ticked options' values.
+  function multiSelect(e) {
+    const boxes = (e.options || []).map((o) => h("input", { type: "checkbox", value: (o && o.value) || "" }));
+    const error = h("div", { class: "lk-input-error", role: "alert", hidden: true });
+    const wrap = h(
+      "div",
+      { class: "lk-field-input lk-multi", dataset: { name: e.name || "" }, role: "group", "aria-label": plainOf(e.placeholder) || null },
+      (e.options || []).map((o, i) => h("label", { class: "lk-check" }, boxes[i], h("span", {}, plainOf(o && o.text)))),
+      error
+    );
+    wrap.lkInput = {
+      name: e.name,
+      required: Boolean(e.required),
+      read: () => boxes.filter((b) => b.checked).map((b) => b.value),
+      reset() {
+        for (const b of boxes) b.checked = false;
+      },
+      setError(message) {
+        wrap.classList.toggle("has-error", Boolean(message));
+        error.hidden = !message;
+        error.textContent = message || "";
+      },
+    };
+    return wrap;
+  }
+
   function elementNode(e, ctx) {
     if (!isObject(e)) return null;
     switch (e.tag) {
@@ -240,6 +267,8 @@
         return h("form", { class: "lk-form", dataset: { name: e.name || "" }, novalidate: true, onsubmit: (ev) => ev.preventDefault() }, (e.elements || []).map((x) => elementNode(x, ctx)));
       case "input":
         return inputField(e);
+      case "multi_select_static":
+        return multiSelect(e);
       default:
         return h("div", { class: "lk-unsupported" }, `[${e.tag || "?"}]`);
     }
@@ -408,7 +437,8 @@
       const form = btn.closest("form.lk-form");
       if (b.action_type === "form_reset" && form) {
         for (const wrap of form.querySelectorAll(".lk-field-input")) {
-          wrap.lkInput.control.value = "";
+          if (wrap.lkInput.reset) wrap.lkInput.reset();
+          else wrap.lkInput.control.value = "";
           wrap.lkInput.setError(null);
         }
         return;
@@ -420,8 +450,8 @@
         for (const wrap of form.querySelectorAll(".lk-field-input")) {
           const input = wrap.lkInput;
           input.setError(null);
-          const value = input.control.value;
-          if (input.required && !value.trim()) {
+          const value = input.read ? input.read() : input.control.value;
+          if (input.required && !(Array.isArray(value) ? value.length : value.trim())) {
             input.setError(t("Required", "请填写此项"));
             missing = true;
           }
