@@ -678,9 +678,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "value.no": ("No", "否"),
     "word.nobody": ("Nobody", "无"),
     "value.awaiting": (" (awaiting approval)", "（审批中）"),
+    # true on every surface: Feishu and the terminal have no Home tab
     "line.digest_where": (
-        "Open the approvals app's Home tab, or ask me, to decide them.",
-        "在审批应用的「主页」中处理，或直接问我。",
+        "Decide each one on its own card, or ask me.",
+        "可在各自的审批卡片上处理，或直接问我。",
     ),
     # values of choice fields (a value not listed shows as itself, capitalised)
     "choice.travel": ("Travel", "差旅"),

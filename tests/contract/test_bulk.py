@@ -91,6 +91,9 @@ async def test_approve_selected_decides_each_and_says_what_happened(surfaces, na
     if name != "terminal":
         digest = s.transcript("wangfang")
         assert "批准所选" in digest and "张三" in digest and "李四" in digest
+        # what to do next is true where she reads it: Feishu has no Home tab ("主页")
+        assert "可在各自的审批卡片上处理，或直接问我。" in digest and "主页" not in digest
+        assert "张三：年假，" in digest and "张三: " not in digest  # a Chinese colon
     await s.engine.withdraw(ids["lisi"], "lisi")
     await s.settle()
     said = await approve_ticked(s, list(ids.values()))
