@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
 import redis.exceptions
 import structlog
@@ -80,25 +81,14 @@ def untimed(client: aioredis.Redis) -> aioredis.Redis:
     )
 
 
-def _encoded(value: str | bytes | int) -> bytes:
-    """A script argument's bytes (str, bytes or int; anything else is a bug)."""
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, int):
-        return b"%d" % value
-    raise TypeError(f"a script argument must be str, bytes or int, not {type(value).__name__}")
-
-
 def _evalsha(sha: str, keys: list[str], args: list[Any]) -> bytes:
-    """EVALSHA sha numkeys keys… args… as the bytes redis-py's pipeline would send."""
-    parts = [b"*%d\r\n$7\r\nEVALSHA\r\n" % (3 + len(keys) + len(args))]
-    for value in (sha, len(keys), *keys, *args):
-        # (nearly all are str: encoded here, without a call each, on every ack)
-        data = value.encode() if type(value) is str else _encoded(value)
-        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
-    return b"".join(parts)
+    """EVALSHA sha numkeys keys… args… as the bytes redis-py's pipeline would send (str, bytes,
+    int or float each; anything else is a TypeError).
+
+    Packed by hiredis in C: built here in Python, a bulk string at a time, it was about a
+    sixth of an ack's instructions; hiredis's packer takes half as many.
+    """
+    return hiredis.pack_command(("EVALSHA", sha, len(keys), *keys, *args))  # type: ignore[no-any-return]
 
 
 class ScriptBatcher:
