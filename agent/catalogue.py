@@ -812,8 +812,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "form.counter.title": ("Suggest other dates", "建议其他日期"),
     "form.counter.start": ("First day", "开始日期"),
     "form.counter.end": ("Last day", "结束日期"),
-    "form.counter.note": ("Note to {who} (optional)", "给{who}的留言（可选）"),
+    # no "(optional)" here: Slack adds it to an optional input's label itself (it said it twice)
+    "form.counter.note": ("Note to {who}", "给{who}的留言"),
+    "form.optional": (" (optional)", "（可选）"),
     "label.asked_dates": ("Asked for", "原申请日期"),
+    "line.asked_dates": ("Asked for: {dates}", "原申请日期：{dates}"),
     "label.suggested_dates": ("Suggested dates", "建议日期"),
     "headline.counter.proposed": (
         "{by} suggests other dates for your request.",

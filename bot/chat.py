@@ -258,7 +258,8 @@ class ChatSession:
         who = self.runtime.engine.person(
             (await self.runtime.engine.get_request(request_id, me.id)).requester
         ).name
-        note = await self.ask(say("form.counter.note", self.locale, who=who) + ": ")
+        label = say("form.counter.note", self.locale, who=who) + say("form.optional", self.locale)
+        note = await self.ask(label + ": ")
         done = await self.core.suggest_dates(me, request_id, step, start, end or start, note)
         if done.ok:
             self.say(f"  ✓ {done.text}")

@@ -41,7 +41,7 @@ def counter_modal(
     f = request.fields
     blocks: list[Block] = [
         section(f"*{escape(who)}* · {escape(what(request, engine.config, locale))}"),
-        section(escape(f"{say('label.asked_dates', locale)}: {leave_dates(f, locale)}")),
+        section(escape(say("line.asked_dates", locale, dates=leave_dates(f, locale)))),
         _day("start", say("form.counter.start", locale), f.get("start")),
         _day("end", say("form.counter.end", locale), f.get("end")),
         text_area(

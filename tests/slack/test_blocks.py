@@ -824,3 +824,23 @@ async def test_approval_card_for_a_request_already_decided_has_no_buttons(engine
     msg = approval_card(view, engine, "zh")
     check_message(msg)
     assert buttons(msg.blocks) == [] and "已驳回" in texts(msg.blocks)
+
+
+async def test_the_suggest_dates_modal_says_optional_once_and_uses_the_readers_colon(
+    engine: Engine,
+):
+    """Slack adds "(optional)" to an optional input's label itself: the note's label does not
+    say it again ("Note to 张三 (optional) (optional)"); the asked-for line reads
+    "原申请日期：…" in Chinese, not with an English colon."""
+    from bot.slack.blocks_counter import counter_modal
+
+    req = await submitted(engine, "zhangsan", SICK)
+    for locale, label, asked in (
+        ("en", "Note to 张三", "Asked for: "),
+        ("zh", "给张三的留言", "原申请日期："),
+    ):
+        view = counter_modal(req, 0, engine, locale)
+        check_view(view)
+        [note] = [b for b in view["blocks"] if b.get("block_id") == "note"]
+        assert note["optional"] is True and note["label"]["text"] == label
+        assert asked in texts(view["blocks"])
