@@ -24,7 +24,14 @@ from bot.wording import leave_dates, say
 from workflow.config import Person
 from workflow.engine import Engine
 from workflow.errors import WorkflowError
-from workflow.models import PendingAction, PendingKind, Request, RequestStatus, StepStatus
+from workflow.models import (
+    CounterStatus,
+    PendingAction,
+    PendingKind,
+    Request,
+    RequestStatus,
+    StepStatus,
+)
 from workflow.transactions import Group
 
 log = structlog.get_logger("cards")
@@ -126,6 +133,17 @@ def _notice_view(
     return None  # an expiry notice: the request cannot move after it
 
 
+def _as_drawn(req: Request, engine: Engine, card: CardRef) -> str:
+    """A request as a card drawn before an accepted suggestion showed it: its earlier dates
+    ("Priya Patel: Annual leave, Mon 14 Dec 2026 – Wed 16 Dec 2026"); else as it is now."""
+    c = req.counter
+    if c is None or c.status is not CounterStatus.ACCEPTED or not c.was:
+        return summary_of(req, engine, card.locale, card.holder)
+    kind = wording.leave_type_name(engine, req.fields["leave_type"], card.locale)
+    was = say("planner.leave_on", card.locale, kind=kind, dates=leave_dates(c.was, card.locale))
+    return wording.whose(wording.name_of(engine, req.requester), was, card.locale)
+
+
 def view_for(
     card: CardRef, req: Request, engine: Engine, balance: float | None = None
 ) -> CardView | None:
@@ -142,12 +160,12 @@ def view_for(
     step = req.open_step()
     if step is not None and step.index == card.step and step.assignee == card.holder:
         if card.shown.startswith(f"{LIVE}:") and card.shown != live_mark(req):
-            # drawn before a counter-offer moved the dates: the newer card decides them
+            # drawn before a counter-offer moved the dates: the newer card decides them. It is
+            # "Replaced", not "Cancelled" (the request goes on), and names the dates it showed.
             moved = say(
                 "line.dates_changed", card.locale, dates=leave_dates(req.fields, card.locale)
             )
-            summary = summary_of(req, engine, card.locale, card.holder)
-            return Closed(summary, moved, ok=False, ref=req.id)
+            return Closed(_as_drawn(req, engine, card), moved, ok=False, replaced=True, ref=req.id)
         return None
     return StepClosed(req, card.step if card.step is not None else req.current_step or 0)
 

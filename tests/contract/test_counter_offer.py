@@ -161,6 +161,10 @@ async def test_a_counter_offer_accepted_is_decided_on_the_new_dates_in_one_click
         # one live card left for 王芳, and it shows the new dates
         [card] = [c for c in live(s.cards("wangfang"), APPROVE) if c.about == rid]
         assert "12月16日" in card.text
+        # her first card is replaced, not cancelled, and still names the dates it showed
+        [old] = [c.text for c in s.cards("wangfang") if "日期已改为" in c.text]
+        assert "已被取代" in old and "已取消" not in old, old
+        assert "张三：年假，2026年12月14日 周一 至 12月15日 周二" in old, old
         await s.click("wangfang", card, APPROVE)
         assert not [c for c in s.cards("zhangsan") if c.actions & {"confirm", "approve"}]
     done = await s.engine.get_request(rid, "zhangsan")
