@@ -89,6 +89,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "read.balance": ("{name}: {left} of {of} days left", "{name}：剩余 {left} 天，共 {of} 天"),
     "read.balance_pending": (", {n} pending", "，{n} 天审批中"),
     "read.balances": ("Your balances for {year}: ", "你 {year} 年的假期余额："),
+    # a request in a list the model and the person read: what, where it is, the id last
+    "read.request_line": ("{what} — {where} ({id})", "{what}——{where}（{id}）"),
+    "read.working_days": ("{dates}: {days}{extra}", "{dates}：{days}{extra}"),
     "read.holidays": (" (public holidays: {holidays})", "（含公共假期：{holidays}）"),
     # a list's first line says how many (it is the step's line under "Checking your requests")
     "read.no_requests": ("You have no requests.", "你还没有任何申请。"),

@@ -362,3 +362,33 @@ async def test_a_chinese_digest_and_its_ticks_use_a_chinese_colon(engine: Engine
         )
     )
     assert "• 李四：2026年12月7日 周一 至 12月8日 周二" in week, week
+
+
+async def test_a_chinese_request_list_and_day_count_use_chinese_punctuation(engine: Engine):
+    """张三's "我的申请" lines and a working-days answer read with Chinese punctuation
+    ("…——审批中：…（R-…）", "…：3 个工作日（含公共假期：…）"), English with its own."""
+    from agent.tools.read import MyRequestsArgs, WorkingDaysArgs, my_requests, working_days
+
+    req = await submitted(
+        engine, "zhangsan", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14"}
+    )
+
+    def ctx(locale: str) -> ToolContext:
+        person = engine.person("zhangsan")
+        return ToolContext(engine, person, engine.today_for("zhangsan"), locale, "T1:1")
+
+    mine = (await my_requests(ctx("zh"), MyRequestsArgs())).summary
+    assert (
+        f"年假，2026年12月14日 周一（1 个工作日）——审批中：待 王芳 审批（直属主管）（{req.id}）"
+        in mine
+    )
+    mine_en = (await my_requests(ctx("en"), MyRequestsArgs())).summary
+    assert (
+        f"Annual leave, Mon 14 Dec 2026 (1 working day) — Pending: with 王芳 (Manager) ({req.id})"
+        in (mine_en)
+    )
+    days = await working_days(ctx("zh"), WorkingDaysArgs(start="2026-12-31", end="2027-01-04"))
+    assert days.summary.startswith(
+        "2026年12月31日 周四 至 2027年1月4日 周一：2 个工作日（含公共假期："
+    ), days.summary
+    assert ", " not in days.summary and ": " not in days.summary

@@ -115,6 +115,12 @@ def where_it_is(req: Request, directory: Directory, locale: str) -> str:
     return status_text(req.status, locale)
 
 
+def request_line(req: Request, config: OrgConfig, directory: Directory, locale: str) -> str:
+    """'Annual leave, Mon 7 Dec 2026 (1 working day) — Approved (R-…)' / '…——已批准（R-…）'."""
+    where = where_it_is(req, directory, locale)
+    return say("read.request_line", locale, what=what(req, config, locale), where=where, id=req.id)
+
+
 def request_row(
     req: Request, config: OrgConfig, directory: Directory, locale: str
 ) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from agent.tools.dates_arg import span
 from agent.tools.describe import (
     accrual_note,
     carried_note,
+    request_line,
     request_row,
     status_text,
     what,
-    where_it_is,
 )
 from workflow.models import RequestStatus
 from workflow.queries import OUT_PAGE
@@ -112,9 +112,10 @@ async def working_days(ctx: ToolContext, args: WorkingDaysArgs) -> Observation:
     s = span(ctx, args.start, args.end, args.days, args.start_half, args.end_half)
     result = ctx.engine.working_days(ctx.actor.id, s.start, s.end, s.start_half, s.end_half)
     dates = fmt_range(s.start, s.end, s.start_half, s.end_half, ctx.locale)
-    holidays = ", ".join(h["name"] for h in result["public_holidays"])
+    holidays = say("word.list_sep", ctx.locale).join(h["name"] for h in result["public_holidays"])
     extra = say("read.holidays", ctx.locale, holidays=holidays) if holidays else ""
-    summary = f"{dates}: {fmt_days(result['working_days'], ctx.locale)}{extra}"
+    days = fmt_days(result["working_days"], ctx.locale)
+    summary = say("read.working_days", ctx.locale, dates=dates, days=days, extra=extra)
     return ok(summary, **result, start_half=s.start_half, end_half=s.end_half)
 
 
@@ -135,8 +136,7 @@ async def my_requests(ctx: ToolContext, args: MyRequestsArgs) -> Observation:
     if not rows:
         return ok(say("read.no_requests.status", loc, status=status_text(status, loc)), requests=[])
     lines = [  # names and dates first; the id last, for the model to act on
-        f"{what(r, engine.config, loc)} — {where_it_is(r, engine.directory, loc)} ({r.id})"
-        for r in requests
+        request_line(r, engine.config, engine.directory, loc) for r in requests
     ]
     count = len(rows)
     head = "read.requests.latest" if count == MY_REQUESTS_LIMIT else "read.requests"
@@ -174,7 +174,7 @@ async def request_details(ctx: ToolContext, args: RequestIdArgs) -> Observation:
         }
         for h in req.history
     ]
-    summary = f"{what(req, engine.config, loc)} — {where_it_is(req, d, loc)} ({req.id})"
+    summary = request_line(req, engine.config, d, loc)
     return ok(
         summary,
         request={
