@@ -51,6 +51,9 @@ CALENDAR_COMMANDS = ("/calendar", "/日历")
 CALENDAR_OFF = ("off", "revoke", "关闭", "停用")
 
 PLATFORM = "terminal"  # the name its confirm cards are registered under
+# answers to a y/N prompt; any other text is a message in the card's thread
+YES = ("y", "yes", "是", "好", "确认")
+NO = ("n", "no", "否", "不", "不要", "取消", "cancel")
 # the kinds with their own y/N question in the catalogue (chat.prompt.*)
 PROMPTS = frozenset({"submit", "decide", "withdraw", "remind", "delegate"})
 
@@ -170,12 +173,23 @@ class ChatSession:
         return proposals
 
     async def confirm_card(self, p: ProposalReady) -> None:
-        """The card's buttons: the person answers y to confirm; anything else cancels."""
+        """The card's buttons: y confirms, n (or nothing) cancels; anything else is the thread's
+        next message, as on Slack and Feishu, where a correction is typed under the card ("make
+        it only tomorrow" replaces the draft), and the card still open is asked about again."""
         kind = p.action if p.action in PROMPTS else "submit"
         locale = self.card_locales.get(p.pending_id, self.locale)  # the language it was shown in
         answer = await self.ask(wording.say(f"chat.prompt.{kind}", locale))
         person = self.runtime.engine.person(self.person)
-        if answer.lower() in ("y", "yes", "是", "好", "确认"):
+        if answer.strip() and answer.strip().lower() not in YES + NO:
+            proposals = await self.run_turn(answer.strip())
+            replaced = {q.replaces for q in proposals if q.replaces}
+            for q in proposals:
+                if q.pending_id not in replaced:
+                    await self.confirm_card(q)
+            if p.pending_id not in replaced:
+                await self.confirm_card(p)
+            return
+        if answer.lower() in YES:
             done = await self.core.confirm(person, p.pending_id, thread=self.thread)
         else:
             done = await self.core.cancel(person, p.pending_id, thread=self.thread)

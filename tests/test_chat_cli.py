@@ -217,3 +217,13 @@ def test_a_leave_type_marked_as_a_proper_name_keeps_its_capital_mid_sentence(con
     assert what_in_sentence(req, config, "en").startswith("Christmas leave, Thu 24 Dec 2026")
     sick = req.model_copy(update={"fields": {**fields, "leave_type": "sick"}})
     assert what_in_sentence(sick, config, "en").startswith("sick leave, Thu 24 Dec 2026")
+
+
+def test_a_correction_typed_at_the_prompt_is_a_message_not_a_no():
+    """A correction ("改成只请明天") typed at 提交？[y/N] goes to the thread, as a reply under the card does on
+    Slack and Feishu: the draft is replaced, the new card asked about, and y submits it."""
+    done = chat("zhangsan", ["明天和后天请病假", "改成只请明天", "y"])
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "已被下方的新卡片取代" in out and "已取消" not in out, out
+    assert "（已确认：病假，2026年12月3日 周四（1 个工作日）" in out, out
