@@ -146,3 +146,26 @@ async def test_a_caller_whose_callback_fails_does_not_keep_the_others_from_their
             await asyncio.sleep(0.01)
     assert told == ["a", "c"]
     assert [e["event"] for e in logs] == ["batch_reply_failed"]
+
+
+async def test_a_batch_that_fails_on_a_bug_refuses_its_callers_instead_of_leaving_them_waiting():
+    """An argument RESP cannot carry fails the batch: each caller is told it is not queued
+    (the edge answers 503 and Slack retries), none waits forever."""
+    from structlog.testing import capture_logs
+
+    from tests.conftest import open_real_redis
+
+    client = await open_real_redis()
+    source = f"return KEYS[1]  -- {secrets.token_hex(8)}"
+    batcher = ScriptBatcher(client, source, hashlib.sha1(source.encode()).hexdigest(), 10.0)
+    try:
+        with capture_logs() as logs:
+            replies = await asyncio.wait_for(
+                asyncio.gather(batcher(["a"], [None]), batcher(["b"], []), return_exceptions=True),
+                5,
+            )
+        assert [type(r) for r in replies] == [QueueUnavailable, QueueUnavailable]
+        assert [e["event"] for e in logs] == ["batch_failed"]
+    finally:
+        await batcher.aclose()
+        await client.aclose()

@@ -153,6 +153,11 @@ class ScriptBatcher:
             for *_, reply in batch:
                 _tell(reply, QueueUnavailable(why))
             return
+        except Exception as e:  # a bug (an argument RESP cannot carry…): refused, not left hanging
+            log.exception("batch_failed", calls=len(batch))
+            for *_, reply in batch:
+                _tell(reply, QueueUnavailable(repr(e)[:200]))
+            return
         for (*_, reply), value in zip(batch, replies, strict=True):
             _tell(
                 reply,
