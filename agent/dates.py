@@ -405,7 +405,15 @@ def _pair(
         return _joined(item, other, (item.span[0], other.span[1]), norm)
     if build in _DAY_BUILDS and other_build in _WEEKDAY_BUILDS and _DATE_FIRST_GAP.fullmatch(gap):
         close = _CLOSING.match(norm, other.span[1])
-        return _joined(other, item, (item.span[0], close.end() if close else other.span[1]), norm)
+        end = close.end() if close else other.span[1]
+        # a half day after the pair ("12月4日（周五）下午", "Thu 3 Dec afternoon") is the date's:
+        # the weekday took it, or it follows the bracket the weekday was in
+        suffix = _HALF_SUFFIX.match(norm, end) if close else None
+        half = _HALVES.get(suffix.group("half").lower()) if suffix else other.half
+        joined = _joined(other, item, (item.span[0], suffix.end() if suffix else end), norm)
+        if isinstance(joined, _Found) and joined.half is None and half is not None:
+            return replace(joined, half=half)
+        return joined
     return None
 
 

@@ -369,6 +369,28 @@ def test_a_weekday_beside_its_date_is_that_date(text: str, first: date, last: da
     assert (found.start, found.end) == (first, last)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "12月4日（周五）下午请病假",  # the bot's own way of writing a date, then a half
+        "12月4日 周五下午请病假",
+        "12月4日周五下午",
+        "2026年12月4日 周五下午",
+        "Fri 4 Dec afternoon",
+    ],
+)
+def test_a_half_day_after_a_date_and_its_weekday_is_kept(text: str):
+    """A half day after a date and its weekday ("12月4日（周五）下午") is that afternoon, not
+    the whole day: the half after the weekday (or its bracket) belongs to the date."""
+    found = find_range(text, date(2026, 12, 2))
+    assert found is not None
+    assert (found.start, found.end, found.start_half) == (
+        date(2026, 12, 4),
+        date(2026, 12, 4),
+        True,
+    )
+
+
 @pytest.mark.parametrize("text", ["leave on Friday 10 Dec", "周四 12月11日请假"])
 def test_a_weekday_that_contradicts_its_date_is_no_date(text: str):
     """10 Dec 2026 is a Thursday: neither day is guessed; the person is asked again."""
