@@ -879,6 +879,9 @@ class BurstSender:
             *(["--close"] if close else []),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
+            # its one line of results grows ~25 bytes a request: past 64 KiB (~2,600 DMs)
+            # asyncio's default line limit refused it
+            limit=1 << 26,
         )
         assert self.proc.stdout is not None
         line = await asyncio.wait_for(self.proc.stdout.readline(), 120)
