@@ -32,9 +32,23 @@ def test_scaleout_with_redelivered_events_and_double_clicks_keeps_every_invarian
 
 @pytest.mark.timeout(300)  # two runs of five processes each; start-up is slow on a loaded machine
 def test_scaleout_runners_on_the_lean_stand_ins_answer_every_turn_once(capsys):
-    """--runners: one then two workers run a burst against bench/_lean.py; each turn answered once."""
+    """--runners: one then two workers run a burst against bench/_lean.py; each turn answered once.
+
+    Two pairs: the second runs two runners first, and the target is judged on the median pair.
+    """
     result = load("scaleout_bench").main(
-        ["--runners", "--users", "6", "--latency", "0", "--no-plot", "--stall", "10"]
+        [
+            "--runners",
+            "--users",
+            "6",
+            "--latency",
+            "0",
+            "--no-plot",
+            "--stall",
+            "10",
+            "--pairs",
+            "2",
+        ]
     )
     capsys.readouterr()
     assert result["lost"] == {"1 runner": 0, "2 runners": 0}
@@ -43,3 +57,10 @@ def test_scaleout_runners_on_the_lean_stand_ins_answer_every_turn_once(capsys):
         assert run["turns_per_thread"] == {"1": 6}
         assert "lean_stand_ins" in run["support_cpu_s"]
     assert set(result["cpu_s_per_process"]["2 runners"]) == {"serve0", "worker0", "worker1"}
+    assert [p["order"] for p in result["pairs"]] == [
+        "1 runner then 2 runners",
+        "2 runners then 1 runner",
+    ]
+    assert result["ratios"] == [p["throughput_ratio_2_vs_1"] for p in result["pairs"]]
+    assert result["throughput_ratio_2_vs_1"] in result["ratios"]
+    assert result["target"]["on"] == "the median of 2 pairs"
