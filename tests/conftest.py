@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime
+from typing import Any
 
 import fakeredis
 import hypothesis
@@ -129,8 +130,23 @@ async def delete_org(client: aioredis.Redis, org: str) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_structlog():
-    """A test that configures logging (the CLI does) must not leave a logger bound to a closed stream."""
+def _fresh_structlog(monkeypatch: pytest.MonkeyPatch):
+    """A test that configures logging (the CLI does) must not leave a logger bound to a closed stream.
+
+    The product configures structlog with `cache_logger_on_first_use=True`: a module's `log`
+    proxy then keeps, for the rest of the process, the logger it first assembled — one printing
+    to the stderr that pytest's capture of that test has since closed, so a later test's first
+    log line raised "I/O operation on closed file", and `capture_logs` no longer saw it. In
+    tests nothing is cached (each log call assembles its logger from the configuration of the
+    moment), and each test starts and ends on structlog's defaults.
+    """
+    configure = structlog.configure
+
+    def uncached(*args: Any, **kwargs: Any) -> None:
+        configure(*args, **{**kwargs, "cache_logger_on_first_use": False})
+
+    structlog.reset_defaults()
+    monkeypatch.setattr(structlog, "configure", uncached)
     yield
     structlog.reset_defaults()
 

@@ -6,7 +6,11 @@ import json
 import subprocess
 import sys
 
+import structlog
+from structlog.testing import capture_logs
+
 from bot.cli import main
+from bot.logs import configure_logging
 from workflow.config import load_config
 
 
@@ -52,3 +56,17 @@ def test_the_demo_runs_end_to_end_through_the_installed_command():
     assert "6 working days" in out
     assert "request approved" in out and "request rejected" in out
     assert out.count("refused") == 5
+
+
+def test_logging_configured_by_the_cli_does_not_outlive_its_test(capsys):
+    """A module logger that logged once after the CLI's logging set-up (to that test's captured
+    stderr) is not stuck there: `capture_logs` sees what it logs next, as a later test's does."""
+    log = structlog.get_logger("test_cli")
+    configure_logging("info")
+    log.info("first_line")
+    assert "first_line" in capsys.readouterr().err
+    structlog.reset_defaults()  # what happens between this test and the next
+    with capture_logs() as logs:
+        log.info("second_line")
+    assert [e["event"] for e in logs] == ["second_line"]
+    assert "second_line" not in capsys.readouterr().err
