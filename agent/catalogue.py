@@ -342,7 +342,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # a step inside a sentence (bot/wording.py), a zone named by its city (bot/presentation/times.py)
     "wording.step_phrase": ("step {n} of {total}", "第 {n}/{total} 步"),
     "wording.step_phrase.named": ("step {n} of {total} ({name})", "第 {n}/{total} 步，{name}"),
-    "time.zone_city": ("{city}", "{city}时间"),
+    "time.zone_city": ("{city} time", "{city}时间"),
+    # a moment on a card: its day (the year when not this year), clock time and zone
+    "time.at": ("{day}, {time} ({zone})", "{day} {time}（{zone}）"),
     # a requester's thread card after a decision (bot/conversation/lifecycle.py)
     "line.decided_now": ("{decided}; now {waiting}", "{decided}；现{waiting}"),
     # a queued turn that failed three times (bot/slack, bot/feishu: bot/conversation/turn_view.py)
@@ -490,13 +492,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "wording.out_line.2": ("{o_name}: {dates}{pending}", "{o_name}：{dates}{pending}"),
     "wording.decision_text.for": (" for {holder}", "（代 {holder}）"),
     "wording.decision_text.approved_by_at": (
-        "Approved by {by}{for_whom} at {at}",
-        "{by}{for_whom} 已于 {at} 批准",
+        "Approved by {by}{for_whom} on {at}",
+        "{by}{for_whom} 已于 {at}批准",
     ),
     "wording.decision_text.3": (" — {comment}", "：{comment}"),
     "wording.decision_text.rejected_by_at": (
-        "Rejected by {by}{for_whom} at {at}",
-        "{by}{for_whom} 已于 {at} 驳回",
+        "Rejected by {by}{for_whom} on {at}",
+        "{by}{for_whom} 已于 {at}驳回",
     ),
     "wording.decision_text.5": (" — {comment}", "：{comment}"),
     "wording.decision_text.approved_automatically_by_the": (

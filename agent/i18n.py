@@ -31,6 +31,14 @@ def fmt_date(d: date, locale: str, *, year: bool = True) -> str:
     return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {d:%b %Y}"
 
 
+def fmt_day(d: date, locale: str) -> str:
+    """'Wed 2 Dec' / '12月2日 周三': `fmt_date` without the year, in both languages (a day of
+    this year, as a time on a card names it)."""
+    if locale == "zh":
+        return fmt_date(d, locale, year=False)
+    return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {d:%b}"
+
+
 def fmt_day_month(d: date, locale: str) -> str:
     """'31 Mar' / '3月31日': a day this year or next, where the year goes without saying."""
     if locale == "zh":

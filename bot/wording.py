@@ -96,12 +96,11 @@ def title_of(req: Request, engine: Engine, locale: str) -> str:
     return say("wording.title_of.request", locale, kind=kind, who=who)
 
 
-def id_line(req: Request, reader: Reader | str) -> str:
-    """'Submitted 2026-12-02 09:00 London · R-XXXXXXXX': the id last, for whoever needs it."""
+def id_line(req: Request, engine: Engine, reader: Reader | str) -> str:
+    """'Submitted Wed 2 Dec, 09:00 (London time) · R-XXXXXXXX': the id last, for whoever needs it."""
     rd = as_reader(reader)
-    return say(
-        "line.submitted", rd.locale, at=at_text(req.submitted_at or req.created_at, rd), id=req.id
-    )
+    at = at_text(req.submitted_at or req.created_at, rd, engine.clock.now())
+    return say("line.submitted", rd.locale, at=at, id=req.id)
 
 
 def field_label(fd: FieldDef, locale: str) -> str:
@@ -450,7 +449,7 @@ def decision_text(
     if not 0 <= index < len(req.steps):
         return "open", status_text(req.status, locale)
     step = req.steps[index]
-    by, at = name_of(engine, step.decided_by), at_text(step.decided_at, rd)
+    by, at = name_of(engine, step.decided_by), at_text(step.decided_at, rd, engine.clock.now())
     for_whom = ""
     if step.decided_by and step.assignee and step.decided_by != step.assignee:
         holder = name_of(engine, step.assignee)

@@ -178,9 +178,27 @@ async def test_times_on_a_card_are_in_the_readers_zone_with_the_zone_named(engin
     shanghai = Reader.of(engine.person("liuyang"))
     en = to_text(requests.approval_card_closed(decided, engine, london, step.index))
     zh = to_text(requests.approval_card_closed(decided, engine, shanghai, step.index))
-    assert "07:58 London" in en and "Submitted 2026-12-02 07:57 London" in en
-    assert "15:58 北京时间" in zh and "提交于 2026-12-02 15:57 北京时间" in zh
-    assert "Shanghai" not in en and "London" not in zh
+    assert "Approved by Emma Clarke on Wed 2 Dec, 07:58 (London time)" in en, en
+    assert "Submitted Wed 2 Dec, 07:57 (London time) · " in en, en
+    assert "已于 12月2日 周三 15:58（北京时间）批准" in zh, zh
+    assert "提交于 12月2日 周三 15:57（北京时间） · " in zh, zh
+    assert "Shanghai" not in en and "London" not in zh and "2026-12-02" not in en + zh
+
+
+async def test_a_time_from_another_year_names_its_year(engine: Engine):
+    """Read in the new year, a card names the year of a time in the last one — in the reader's
+    zone: 23:30 in London on 31 Dec is already 1 Jan 2027 in Shanghai, this year there."""
+    clock = use_clock(engine, datetime(2026, 12, 31, 23, 30, tzinfo=UTC))
+    req = await submitted(
+        engine, "oliver", {"leave_type": "annual", "start": "2027-01-14", "end": "2027-01-15"}
+    )
+    clock.advance(timedelta(days=1))
+    london = Reader.of(engine.person("oliver"))
+    shanghai = Reader.of(engine.person("liuyang"))
+    en = to_text(requests.requester_notice("request_submitted", req, engine, london, {}))
+    zh = to_text(requests.requester_notice("request_submitted", req, engine, shanghai, {}))
+    assert "Submitted Thu 31 Dec 2026, 23:30 (London time) · " in en, en
+    assert "提交于 1月1日 周五 07:30（北京时间） · " in zh, zh
 
 
 async def test_request_ids_stay_in_the_context_line(engine: Engine):

@@ -110,7 +110,7 @@ def counter_card(
         )
     actions: tuple[Action, ...] = ()
     if c.status is CounterStatus.OPEN:
-        context = (say("line.counter.then", locale, by=by), wording.id_line(req, rd))
+        context = (say("line.counter.then", locale, by=by), wording.id_line(req, engine, rd))
         ref = {"request_id": req.id, "step": c.step}
         actions = (
             Action(ActionKind.COUNTER_ACCEPT, say("button.accept", locale), "primary", **ref),
@@ -120,7 +120,7 @@ def counter_card(
     else:
         outcome = _outcome(req, c, engine, locale)
         body.append(Paragraph(outcome, strong=True))
-        context = (wording.id_line(req, rd),)
+        context = (wording.id_line(req, engine, rd),)
         tone = Tone.CLOSED
     return Card(
         fallback=f"{headline} {what(req, engine.config, locale)}",

@@ -114,7 +114,7 @@ def step_context(req: Request, step: Step, engine: Engine, reader: Reader) -> tu
         lines.append(routed)
     if (suggested := counter.counter_line(req, engine, locale)) is not None:
         lines.append(suggested)
-    lines.append(wording.id_line(req, reader))
+    lines.append(wording.id_line(req, engine, reader))
     return tuple(lines)
 
 
@@ -190,7 +190,10 @@ def approval_card_closed(
         tone=tone,
         facts=facts,
         body=tuple(body),
-        context=(where_it_is(request, engine.directory, locale), wording.id_line(request, rd)),
+        context=(
+            where_it_is(request, engine.directory, locale),
+            wording.id_line(request, engine, rd),
+        ),
     )
 
 
@@ -247,5 +250,8 @@ def requester_notice(
         title=wording.title_of(request, engine, locale),
         tone=tone,
         lead=tuple(lead),
-        context=(where_it_is(request, engine.directory, locale), wording.id_line(request, rd)),
+        context=(
+            where_it_is(request, engine.directory, locale),
+            wording.id_line(request, engine, rd),
+        ),
     )

@@ -1,10 +1,16 @@
-"""Times as a reader reads them: in their time zone, with the zone named ("09:00 London")."""
+"""Times as a reader reads them: in their time zone, with the zone named.
+
+"Wed 2 Dec, 17:33 (London time)" / "12月2日 周三 17:33（伦敦时间）": the day written as the
+product writes dates (agent/i18n.py), the year only when it is not this year's. A card stays in
+the chat and is read days later, so its day is always named, never "today".
+"""
 
 from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
 from agent.catalogue import say
+from agent.i18n import fmt_date, fmt_day
 from bot.presentation.model import Reader
 
 # Chinese names for the zones people are likely to be in; other zones show their city.
@@ -29,7 +35,7 @@ _ZH_ZONES = {
 
 
 def zone_name(zone: tzinfo | None, locale: str, at: datetime | None = None) -> str:
-    """'London', 'New York', '北京时间'; the UTC offset for a zone without a name."""
+    """'London time', 'New York time', '北京时间'; the UTC offset for a zone without a name."""
     key = getattr(zone, "key", None)
     if key is None:
         offset = at.strftime("%z") if at is not None and at.tzinfo is not None else ""
@@ -42,9 +48,16 @@ def zone_name(zone: tzinfo | None, locale: str, at: datetime | None = None) -> s
     return say("time.zone_city", locale, city=city)
 
 
-def at_text(at: datetime | None, reader: Reader) -> str:
-    """'2026-12-02 09:00 London' / '2026-12-02 15:57 北京时间', in the reader's zone; '?' for None."""
+def at_text(at: datetime | None, reader: Reader, now: datetime | None = None) -> str:
+    """'Wed 2 Dec, 09:00 (London time)' / '12月2日 周三 15:57（北京时间）', in the reader's zone;
+    the year named when `at` is not in `now`'s year there (or `now` is not given); '?' for None.
+    """
     if at is None:
         return "?"
     local = reader.local(at)
-    return f"{local:%Y-%m-%d %H:%M} {zone_name(local.tzinfo, reader.locale, local)}"
+    this_year = now is not None and reader.local(now).year == local.year
+    day = (
+        fmt_day(local.date(), reader.locale) if this_year else fmt_date(local.date(), reader.locale)
+    )
+    zone = zone_name(local.tzinfo, reader.locale, local)
+    return say("time.at", reader.locale, day=day, time=f"{local:%H:%M}", zone=zone)

@@ -3,8 +3,8 @@
 One language per message: an English reader's message holds no Chinese outside of what
 people typed or are called (names, reasons, comments); a Chinese reader's message has no
 English words outside of those, request ids, currency codes and zone names. Times with their
-zone: every clock time ("09:00") is followed by its zone ("London", "北京时间", "UTC+08:00"),
-or is inside a Slack `<!date^…>` token.
+zone: every clock time ("09:00") is followed by its zone ("London time", "北京时间",
+"UTC+08:00"), in brackets or not, or is inside a Slack `<!date^…>` token.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def unzoned_times(text: str, zones: list[str]) -> list[str]:
     """Clock times in `text` with no zone named right after (or right before) them."""
     text = re.sub(r"<!date\^[^>]*>", " ", text)
     named = "|".join(re.escape(z) for z in zones)
-    after = re.compile(rf"\s*(?:{named}|UTC[+-]\d{{2}}:\d{{2}})")
+    after = re.compile(rf"\s*[(（]?(?:{named}|UTC[+-]\d{{2}}:\d{{2}})")
     before = re.compile(rf"(?:{named})\s*$")
     bad = []
     for m in CLOCK.finditer(text):

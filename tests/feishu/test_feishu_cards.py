@@ -168,14 +168,16 @@ async def test_english_readers_get_english_cards(engine):
 
 
 async def test_a_closed_card_says_who_decided_and_when(engine):
-    """After approval the card has no buttons and reads "Approved by 王芳 at …"."""
+    """After approval the card has no buttons and reads "Approved by 王芳 on …"."""
     req = await submitted(
         engine, "zhangsan", {"leave_type": "sick", "start": "2026-12-03", "end": "2026-12-04"}
     )
     req = await engine.decide(req.id, 0, "wangfang", "approve")
     closed = cards.approval_card_closed(req, engine, "en", 0)
     assert not cards.buttons_of(closed)
-    assert "Approved by 王芳 at 2026-12-02 09:00" in json.dumps(closed, ensure_ascii=False)
+    assert "Approved by 王芳 on Wed 2 Dec, 09:00 (Shanghai time)" in json.dumps(
+        closed, ensure_ascii=False
+    )
     assert closed["header"]["template"] == "green"
 
 

@@ -46,7 +46,7 @@ async def test_the_top_bar_and_the_messages_agree_on_today(late_sandbox: Sandbox
             await expect(page.locator("#messages .day-divider")).to_have_text("今天")
             sent = page.locator("#messages time").first
             await expect(sent).to_have_attribute("title", "2026年12月2日星期三 06:50")
-            # two-digit hours, as on the cards ("06:50 北京时间") and in the Feishu view
+            # two-digit hours, as on the cards ("06:50（北京时间）") and in the Feishu view
             await expect(sent).to_have_text("06:50")
 
             # Oliver in London: the same instant is still 1 Dec there, in the bar and the chat

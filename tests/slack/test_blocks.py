@@ -408,20 +408,20 @@ async def test_who_else_is_out_is_capped_with_and_n_more(engine: Engine):
 
 
 async def test_closed_approval_card_says_who_decided_and_when(engine: Engine):
-    """After the click everyone sees "Approved by 王芳 at 2026-12-02 09:00 Shanghai" or the rejection with its reason — no buttons."""
+    """After the click everyone sees "Approved by 王芳 on Wed 2 Dec, 09:00 (Shanghai time)" or the rejection with its reason — no buttons."""
     req = await submitted(engine, "zhangsan", SICK)
     step1 = await engine.decide(req.id, 0, "wangfang", "approve", "get well")
     msg = approval_card_closed(step1, engine, "en", 0)
     check_message(msg)
     assert buttons(msg.blocks) == []
-    assert "Approved by 王芳 at 2026-12-02 09:00 Shanghai — get well" in texts(msg.blocks)
-    assert "王芳 已于 2026-12-02 09:00 北京时间 批准" in texts(
+    assert "Approved by 王芳 on Wed 2 Dec, 09:00 (Shanghai time) — get well" in texts(msg.blocks)
+    assert "王芳 已于 12月2日 周三 09:00（北京时间）批准" in texts(
         approval_card_closed(step1, engine, "zh", 0).blocks
     )
     rejected = await engine.decide(req.id, 1, "liuyang", "reject", "too long")
     msg = approval_card_closed(rejected, engine, "en", 1)
     check_message(msg)
-    assert "Rejected by 刘洋 at 2026-12-02 09:00 Shanghai — too long" in texts(msg.blocks)
+    assert "Rejected by 刘洋 on Wed 2 Dec, 09:00 (Shanghai time) — too long" in texts(msg.blocks)
     assert msg.text.startswith("Rejected by 刘洋")
 
 
