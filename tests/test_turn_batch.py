@@ -10,6 +10,7 @@ from typing import Any
 
 import fakeredis
 import pytest
+import redis.exceptions as redis_errors
 
 from bot.queue import QueueUnavailable, TurnQueue
 from bot.queue.batch import ScriptBatcher
@@ -169,3 +170,51 @@ async def test_a_batch_that_fails_on_a_bug_refuses_its_callers_instead_of_leavin
     finally:
         await batcher.aclose()
         await client.aclose()
+
+
+class ScriptCountingRedis(fakeredis.FakeAsyncRedis):
+    """Counts the scripts run (each EVALSHA sent on its own is one round trip; a first one
+    that Redis did not know yet, loaded and sent again, counts once)."""
+
+    scripts = 0
+
+    async def evalsha(self, *args: Any) -> Any:
+        reply = await super().evalsha(*args)
+        ScriptCountingRedis.scripts += 1
+        return reply
+
+
+async def test_turns_started_and_finished_together_take_one_call_each_and_each_thread_moves_on():
+    """A runner's turns of one loop tick acquire their leases in one script call and are
+    finished in one: each answer is the one a call of its own would give."""
+    redis = ScriptCountingRedis(decode_responses=True)
+    queue = TurnQueue(redis, "acme")
+    await queue.ensure_group()
+    for i, thread in enumerate(["t0", "t1", "t2", "t0"]):
+        await _enqueue(queue, f"ev{i}", thread)
+    turns = await queue.read("c", 10)
+    ScriptCountingRedis.scripts = 0
+    states = await asyncio.gather(*(queue.acquire(t, f"tok-{t.id}", 10_000) for t in turns))
+    assert states == [1, 1, 1, -1]  # the thread's second message waits for its first
+    assert ScriptCountingRedis.scripts == 1
+    await asyncio.gather(*(queue.finish(t, f"tok-{t.id}") for t in turns[:3]))
+    assert ScriptCountingRedis.scripts == 2
+    assert await redis.xlen(queue.stream) == 1  # acked and deleted, but for t0's second
+    assert (await redis.xpending(queue.stream, "turns"))["pending"] == 1
+    assert await queue.acquire(turns[3], "tok-next", 10_000) == 1  # t0 moves on at once
+    assert not any([await redis.exists(f"{{turns:acme}}:lease:{t}") for t in ("t1", "t2")])
+    assert await redis.hgetall("{turns:acme}:attempts") == {turns[3].id: "1"}
+
+
+async def test_a_finish_that_fails_tells_every_turn_of_its_batch():
+    """Redis failing a batched finish fails each of its turns (left pending: reclaimed later)."""
+    server = fakeredis.FakeServer()
+    redis = fakeredis.FakeAsyncRedis(server=server, decode_responses=True)
+    queue = TurnQueue(redis, "acme")
+    await queue.ensure_group()
+    for i in range(2):
+        await _enqueue(queue, f"ev{i}", f"t{i}")
+    turns = await queue.read("c", 10)
+    server.connected = False
+    results = await asyncio.gather(*(queue.finish(t, "tok") for t in turns), return_exceptions=True)
+    assert all(isinstance(r, redis_errors.ConnectionError) for r in results)

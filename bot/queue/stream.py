@@ -20,7 +20,7 @@ import orjson
 import redis.asyncio as aioredis
 import redis.exceptions
 
-from bot.queue.batch import Reply, ScriptBatcher, settle
+from bot.queue.batch import Reply, ScriptBatcher, TickBatch, settle
 from bot.queue.errors import QueueUnavailable
 from workflow.keys import (
     turn_attempts,
@@ -44,22 +44,30 @@ redis.call('EXPIRE', KEYS[3], __ORDER_TTL__)
 return id
 """.replace("__ORDER_TTL__", str(ORDER_TTL_S))
 
-# KEYS order, lease, attempts, stream · ARGV id, token, lease-ms
-# → n ≥ 1: the lease is ours and this is attempt n; 0: another runner holds the thread;
-#   -1: an older entry of the thread goes first; -2: the entry is done already (or unknown)
+# KEYS attempts, stream, then order, lease a turn · ARGV id, token, lease-ms a turn
+# (the turns a runner starts in one loop tick, in one call; every key is in the queue's slot)
+# → per turn, n ≥ 1: the lease is ours and this is attempt n; 0: another runner holds the
+#   thread; -1: an older entry of the thread goes first; -2: the entry is done already (or unknown)
 _ACQUIRE = """
-local first = redis.call('LINDEX', KEYS[1], 0)
-while first and first ~= ARGV[1] and #redis.call('XRANGE', KEYS[4], first, first) == 0 do
-  redis.call('LREM', KEYS[1], 1, first)  -- an id whose entry is gone must not block the thread
-  first = redis.call('LINDEX', KEYS[1], 0)
+local out = {}
+for t = 1, #ARGV / 3 do
+  local order, lease, id = KEYS[2 * t + 1], KEYS[2 * t + 2], ARGV[3 * t - 2]
+  local first = redis.call('LINDEX', order, 0)
+  while first and first ~= id and #redis.call('XRANGE', KEYS[2], first, first) == 0 do
+    redis.call('LREM', order, 1, first)  -- an id whose entry is gone must not block the thread
+    first = redis.call('LINDEX', order, 0)
+  end
+  if not first then
+    out[t] = -2
+  elseif first ~= id then
+    out[t] = redis.call('LPOS', order, id) and -1 or -2
+  elseif not redis.call('SET', lease, ARGV[3 * t - 1], 'NX', 'PX', ARGV[3 * t]) then
+    out[t] = 0
+  else
+    out[t] = redis.call('HINCRBY', KEYS[1], id, 1)
+  end
 end
-if not first then return -2 end
-if first ~= ARGV[1] then
-  if not redis.call('LPOS', KEYS[1], ARGV[1]) then return -2 end
-  return -1
-end
-if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 0 end
-return redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
+return out
 """
 
 # KEYS lease, … · ARGV lease-ms, token, … (one token a lease; every lease key is in the
@@ -89,17 +97,34 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-# KEYS order, lease, attempts, stream, journal, dead · ARGV id, token, group, field, value, …
-# Done (no fields) or buried in the dead-letter stream (fields given), in one step.
+# KEYS attempts, stream, then order, lease, journal a turn · ARGV group, then id, token a turn
+# The turns a runner finished in one loop tick, done in one call: each leaves its thread's
+# order, its lease (if still its own) and its journal; all are acked and deleted together.
 _FINISH = """
+local ids = {}
+for t = 1, (#KEYS - 2) / 3 do
+  local id, token = ARGV[2 * t], ARGV[2 * t + 1]
+  redis.call('LREM', KEYS[3 * t], 1, id)
+  if redis.call('GET', KEYS[3 * t + 1]) == token then redis.call('DEL', KEYS[3 * t + 1]) end
+  redis.call('DEL', KEYS[3 * t + 2])
+  ids[t] = id
+end
+redis.call('HDEL', KEYS[1], unpack(ids))
+redis.call('XACK', KEYS[2], ARGV[1], unpack(ids))
+redis.call('XDEL', KEYS[2], unpack(ids))
+return #ids
+"""
+
+# KEYS order, lease, attempts, stream, journal, dead · ARGV id, token, group, field, value, …
+# A turn buried in the dead-letter stream, done in the same step.
+_BURY = """
 redis.call('LREM', KEYS[1], 1, ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 redis.call('XACK', KEYS[4], ARGV[3], ARGV[1])
 redis.call('XDEL', KEYS[4], ARGV[1])
 redis.call('DEL', KEYS[5])
-if #ARGV > 3 then return redis.call('XADD', KEYS[6], '*', unpack(ARGV, 4)) end
-return 1
+return redis.call('XADD', KEYS[6], '*', unpack(ARGV, 4))
 """
 
 
@@ -165,6 +190,10 @@ class TurnQueue:
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
         self._finish = redis.register_script(_FINISH)
+        self._bury = redis.register_script(_BURY)
+        # the turns a runner starts, or finishes, in one loop tick: one call for all of them
+        self._acquiring: TickBatch[tuple[Turn, str, int], int] = TickBatch(self._acquire_all)
+        self._finishing: TickBatch[tuple[Turn, str], None] = TickBatch(self._finish_all)
 
     def use_ingress(self, client: aioredis.Redis, deadline_s: float) -> None:
         """Queue through `client`, each enqueue within `deadline_s` (start-up; tests that break it)."""
@@ -275,18 +304,17 @@ class TurnQueue:
             await self.redis.xclaim(self.stream, GROUP, consumer, 0, ids, justid=True)
 
     async def acquire(self, turn: Turn, token: str, lease_ms: int) -> int:
-        """Try to start `turn`: see _ACQUIRE for what the answer means."""
-        return int(
-            await self._acquire(
-                keys=[
-                    turn_order(self.org, turn.thread),
-                    turn_lease(self.org, turn.thread),
-                    turn_attempts(self.org),
-                    self.stream,
-                ],
-                args=[turn.id, token, lease_ms],
-            )
-        )
+        """Try to start `turn`: see _ACQUIRE for what the answer means (sent with the other
+        turns this process starts in the same loop tick)."""
+        return await self._acquiring((turn, token, lease_ms))
+
+    async def _acquire_all(self, calls: list[tuple[Turn, str, int]]) -> list[int]:
+        keys = [turn_attempts(self.org), self.stream]
+        args: list[Any] = []
+        for turn, token, lease_ms in calls:
+            keys += [turn_order(self.org, turn.thread), turn_lease(self.org, turn.thread)]
+            args += [turn.id, token, lease_ms]
+        return [int(state) for state in await self._acquire(keys=keys, args=args)]
 
     async def renew(self, held: list[tuple[Turn, str]], lease_ms: int) -> list[bool]:
         """Renew the leases `held` (turn, token) in one call: per lease, whether it is still ours."""
@@ -306,8 +334,13 @@ class TurnQueue:
         )
 
     async def finish(self, turn: Turn, token: str, dead: dict[str, str] | None = None) -> None:
-        """The turn is done (or, with `dead`, buried in the dead-letter stream): the thread moves on."""
-        await self._finish(
+        """The turn is done (or, with `dead`, buried in the dead-letter stream): the thread moves on.
+
+        A done turn is finished with the others this process finishes in the same loop tick."""
+        if dead is None:
+            await self._finishing((turn, token))
+            return
+        await self._bury(
             keys=[
                 turn_order(self.org, turn.thread),
                 turn_lease(self.org, turn.thread),
@@ -316,8 +349,21 @@ class TurnQueue:
                 turn_journal(self.org, turn.id),
                 self.dead,
             ],
-            args=[turn.id, token, GROUP, *(_flat({**turn.fields(), **dead}) if dead else [])],
+            args=[turn.id, token, GROUP, *_flat({**turn.fields(), **dead})],
         )
+
+    async def _finish_all(self, calls: list[tuple[Turn, str]]) -> list[None]:
+        keys = [turn_attempts(self.org), self.stream]
+        args: list[Any] = [GROUP]
+        for turn, token in calls:
+            keys += [
+                turn_order(self.org, turn.thread),
+                turn_lease(self.org, turn.thread),
+                turn_journal(self.org, turn.id),
+            ]
+            args += [turn.id, token]
+        await self._finish(keys=keys, args=args)
+        return [None] * len(calls)
 
     async def depth(self) -> int:
         """Turns queued or running."""
