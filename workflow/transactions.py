@@ -5,15 +5,25 @@ confirm card, what the turn posted), each as its own transaction so that a Redis
 run it. On one Redis there are no slots to respect: all of them go in one MULTI, one round
 trip instead of one each (and still all or nothing). On a cluster each group stays its own
 transaction, all sent at once.
+
+On one Redis, the transactions of every caller in one event-loop tick go in one MULTI too
+(workflow/ticks.py): a runner's turns save their memory, cards and journals many to a tick,
+and each used to be a round trip of its own. Each caller still gets its own outcome: an error
+in one of its commands is raised to it alone (Redis runs a transaction's other commands
+either way); an error Redis gives the whole MULTI (a command it refused to queue, a lost
+connection) is raised to every caller of that tick.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+
+from workflow.ticks import TickBatch
 
 # Queues one transaction's commands on a pipeline; every key it names shares one hash slot.
 Group = Callable[[Any], None]
@@ -29,8 +39,43 @@ async def transact(redis: aioredis.Redis, *groups: Group) -> None:
         return
     if is_cluster(redis):
         await asyncio.gather(*(_multi(redis, g) for g in groups))
-    else:
-        await _multi(redis, *groups)
+        return
+    batch = _ticks.get(redis)
+    if batch is None:
+        batch = _ticks[redis] = TickBatch(_send_with(redis))
+    await batch(groups)
+
+
+# one batch a client (a client that is dropped takes its batch with it)
+_ticks: weakref.WeakKeyDictionary[Any, TickBatch[Sequence[Group], None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _send_with(
+    redis: aioredis.Redis,
+) -> Callable[[list[Sequence[Group]]], Any]:
+    ref = weakref.ref(redis)  # (the batch must not keep its client alive)
+
+    async def send(calls: list[Sequence[Group]]) -> list[BaseException | None]:
+        """The calls' groups in one MULTI; per call, None or the first error among its replies."""
+        client = ref()
+        assert client is not None, "a batch outlived its client"
+        async with client.pipeline(transaction=True) as pipe:
+            ends = []
+            for groups in calls:
+                for group in groups:
+                    group(pipe)
+                ends.append(len(pipe))
+            replies = await pipe.execute(raise_on_error=False)
+        out: list[BaseException | None] = []
+        start = 0
+        for end in ends:
+            out.append(next((r for r in replies[start:end] if isinstance(r, Exception)), None))
+            start = end
+        return out
+
+    return send
 
 
 async def _multi(redis: Any, *groups: Group) -> None:

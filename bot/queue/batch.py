@@ -16,9 +16,9 @@ its command stack, which cost more than twice the CPU of everything else an enqu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import hiredis
 import redis.asyncio as aioredis
@@ -31,9 +31,6 @@ log = structlog.get_logger("turns")
 
 MAX_BATCH = 256  # calls per pipeline: bounds how long Redis is busy with one batch
 BATCH_CONNECTIONS = 8  # batches in flight at once; a burst is one or two
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 # Told a call's reply: the script's value, or the QueueUnavailable that failed it
 Reply = Callable[[Any], None]
@@ -210,57 +207,3 @@ class ScriptBatcher:
             raise
         finally:
             await pool.release(conn)
-
-
-class TickBatch(Generic[T, R]):
-    """The calls of one loop tick joined into one: `send` is given all their items at once and
-    returns one result an item, in order; each caller gets its own, or the error `send` raised.
-
-    A runner's turns start together (a read's worth) and, on a busy runner, finish many to a
-    tick; each used to make its own round trip (and Redis its own read and write: most of its
-    CPU for a small script). One call for all of them is one round trip and one script run.
-    A caller that stops waiting (cancelled) does not stop the call: the others wait on it too.
-    """
-
-    def __init__(self, send: Callable[[list[T]], Awaitable[list[R]]], max_batch: int = MAX_BATCH):
-        self.send = send
-        self.max_batch = max_batch
-        self._pending: list[tuple[T, asyncio.Future[R]]] = []
-        self._scheduled = False
-        self._sending: set[asyncio.Task[None]] = set()
-
-    async def __call__(self, item: T) -> R:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[R] = loop.create_future()
-        self._pending.append((item, future))
-        if not self._scheduled:  # the rest of this tick's calls join before it is sent
-            self._scheduled = True
-            loop.call_soon(self._flush)
-        return await future
-
-    def _flush(self) -> None:
-        self._scheduled = False
-        pending, self._pending = self._pending, []
-        for i in range(0, len(pending), self.max_batch):
-            task = asyncio.ensure_future(self._send(pending[i : i + self.max_batch]))
-            self._sending.add(task)
-            task.add_done_callback(self._sending.discard)
-
-    async def _send(self, batch: list[tuple[T, asyncio.Future[R]]]) -> None:
-        try:
-            results = await self.send([item for item, _ in batch])
-            if len(results) != len(batch):
-                raise RuntimeError(f"{len(results)} results for {len(batch)} calls")
-        except BaseException as e:  # each caller raises it (a cancelled send: they are cancelled)
-            for _, future in batch:
-                if not future.done():
-                    if isinstance(e, asyncio.CancelledError):
-                        future.cancel()
-                    else:
-                        future.set_exception(e)
-            if not isinstance(e, Exception):
-                raise
-            return
-        for (_, future), result in zip(batch, results, strict=True):
-            if not future.done():
-                future.set_result(result)

@@ -53,11 +53,10 @@ class TurnJournal:
         return ANSWERED in self.seen
 
     async def put(self, field: str, value: str) -> None:
-        """Record one posted thing (one round trip; nothing when outside the queue)."""
+        """Record one posted thing (nothing when outside the queue): one round trip, shared
+        with the other writes of the loop tick (workflow/transactions.py)."""
         if self.redis is not None and (group := self.record(field, value)) is not None:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                group(pipe)
-                await pipe.execute()
+            await transact(self.redis, group)
 
     def stage(self, field: str, value: str) -> None:
         """`put`, sent with the next write that takes `staged()` (or by `flush`)."""

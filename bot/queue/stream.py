@@ -20,7 +20,7 @@ import orjson
 import redis.asyncio as aioredis
 import redis.exceptions
 
-from bot.queue.batch import Reply, ScriptBatcher, TickBatch, settle
+from bot.queue.batch import Reply, ScriptBatcher, settle
 from bot.queue.errors import QueueUnavailable
 from workflow.keys import (
     turn_attempts,
@@ -31,6 +31,7 @@ from workflow.keys import (
     turn_seen,
     turn_stream,
 )
+from workflow.ticks import TickBatch
 
 GROUP = "turns"
 ORDER_TTL_S = 7 * 86_400
