@@ -18,6 +18,7 @@ from workflow.config import load_config
 from workflow.directory_sync import with_synced
 from workflow.engine import Engine
 from workflow.store import MAX_CONNECTIONS, connect
+from workflow.transactions import is_cluster
 
 
 def build_model(settings: Settings) -> tuple[ChatModel, ChatModel | None]:
@@ -91,7 +92,8 @@ def build_runtime(settings: Settings, *, max_connections: int = MAX_CONNECTIONS)
     # the people last synced into Redis (`approvals-bot directory sync`), with the file's own
     config = with_synced(load_config(settings.approvals_config), settings.redis_url)
     redis = connect(settings.redis_url, max_connections)
-    engine = Engine(config, redis, settings.clock())
+    # on one Redis, the transitions of a loop tick (a runner's turns) share their round trips
+    engine = Engine(config, redis, settings.clock(), coalesce=not is_cluster(redis))
     memory = ThreadMemory(redis, budget_tokens=settings.history_budget_tokens)
     model, fallback = build_model(settings)
     agent = Agent(model, engine, memory, fallback=fallback)

@@ -27,6 +27,7 @@ from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
 from workflow.errors import OutcomeUnknown, StoreUnavailable
 from workflow.keys import OrgKeys
 from workflow.models import PendingAction, PendingStatus, Request
+from workflow.ticks import TickBatch
 from workflow.transactions import is_cluster
 
 R = TypeVar("R", bound=BaseModel)
@@ -211,50 +212,34 @@ _APPLY_SHA = hashlib.sha1(_APPLY_LUA.encode()).hexdigest()
 class _Coalescer:
     """Sends the round trips that concurrent transitions start in the same turn of the event
     loop as one pipeline (each transition's reads still arrive together, and each write is
-    still its own atomic script): a bulk load pays one system call and one connection per
-    batch instead of per transition. Used by bench/scale_bench.py's fill (`coalesce=True`)."""
+    still its own atomic script): one system call and one connection per batch instead of per
+    transition, for a runner's turns as for a bulk load (bench/scale_bench.py's fill)."""
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self.redis = redis
-        self.units: list[tuple[Sequence[tuple[str, Sequence[Any]]], asyncio.Future[list[Any]]]] = []
-        self._flushing: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
+        self._batch: TickBatch[Sequence[tuple[str, Sequence[Any]]], list[Any]] = TickBatch(
+            self._send
+        )
 
-    def submit(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> asyncio.Future[list[Any]]:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[list[Any]] = loop.create_future()
-        if not self.units:
-            loop.call_soon(self._start_flush)
-        self.units.append((calls, future))
-        return future
+    async def submit(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+        """The replies to `calls`, sent with the other calls of this loop tick; a call Redis
+        refused raises its error (to this caller alone)."""
+        return await self._batch(calls)
 
-    def _start_flush(self) -> None:
-        task = asyncio.ensure_future(self._flush())
-        self._flushing.add(task)
-        task.add_done_callback(self._flushing.discard)
-
-    async def _flush(self) -> None:
-        units, self.units = self.units, []
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for calls, _ in units:
-                    for name, args in calls:
-                        _call(pipe, name, args)
-                replies = await pipe.execute(raise_on_error=False)
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
-            for _, future in units:
-                if not future.done():
-                    future.set_exception(e)
-            return
+    async def _send(
+        self, units: list[Sequence[tuple[str, Sequence[Any]]]]
+    ) -> list[list[Any] | BaseException]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for calls in units:
+                for name, args in calls:
+                    _call(pipe, name, args)
+            replies = await pipe.execute(raise_on_error=False)
+        out: list[list[Any] | BaseException] = []
         at = 0
-        for calls, future in units:
+        for calls in units:
             got, at = replies[at : at + len(calls)], at + len(calls)
-            if future.done():
-                continue
-            error = next((r for r in got if isinstance(r, Exception)), None)
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(got)
+            out.append(next((r for r in got if isinstance(r, Exception)), got))
+        return out
 
 
 class Store:
