@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
+import fakeredis
+
 from workflow.engine import Engine
 from workflow.models import Request, RequestStatus
 
@@ -81,3 +83,20 @@ def leave_request(
         steps=[],
         created_at=datetime(2026, 12, 2, tzinfo=UTC),
     )
+
+
+class CountingRedis(fakeredis.FakeAsyncRedis):
+    """Counts the pipelines sent (each is one round trip)."""
+
+    pipelines = 0
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
+        pipe = super().pipeline(transaction, shard_hint)
+        execute = pipe.execute
+
+        async def counted(raise_on_error: bool = True) -> Any:
+            CountingRedis.pipelines += 1
+            return await execute(raise_on_error=raise_on_error)
+
+        pipe.execute = counted
+        return pipe

@@ -3,29 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import fakeredis
 import redis.exceptions
 
+from tests.helpers import CountingRedis
 from workflow.transactions import hset_for, transact
-
-
-class CountingRedis(fakeredis.FakeAsyncRedis):
-    """Counts the pipelines sent (each is one round trip)."""
-
-    pipelines = 0
-
-    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
-        pipe = super().pipeline(transaction, shard_hint)
-        execute = pipe.execute
-
-        async def counted(raise_on_error: bool = True) -> Any:
-            CountingRedis.pipelines += 1
-            return await execute(raise_on_error=raise_on_error)
-
-        pipe.execute = counted
-        return pipe
 
 
 async def test_the_transactions_of_one_tick_go_in_one_round_trip():
@@ -71,4 +54,3 @@ async def test_a_redis_that_cannot_be_reached_fails_every_caller_of_the_tick():
         return_exceptions=True,
     )
     assert all(isinstance(r, redis.exceptions.ConnectionError) for r in results)
-

@@ -14,23 +14,7 @@ import redis.exceptions as redis_errors
 
 from bot.queue import QueueUnavailable, TurnQueue
 from bot.queue.batch import ScriptBatcher
-
-
-class CountingRedis(fakeredis.FakeAsyncRedis):
-    """Counts the pipelines sent (each is one round trip)."""
-
-    pipelines = 0
-
-    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
-        pipe = super().pipeline(transaction, shard_hint)
-        execute = pipe.execute
-
-        async def counted(raise_on_error: bool = True) -> Any:
-            CountingRedis.pipelines += 1
-            return await execute(raise_on_error=raise_on_error)
-
-        pipe.execute = counted
-        return pipe
+from tests.helpers import CountingRedis
 
 
 @pytest.fixture
