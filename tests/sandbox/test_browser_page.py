@@ -249,3 +249,51 @@ async def test_a_390_px_phone_in_chinese(open_page: Opener):
     await expect(page.locator("#lk-thread-body .lk-msg").nth(1)).to_be_visible()
     assert await page.evaluate(wide) <= 390
     await shot(page, "09-390-feishu-thread")
+
+
+# The words of `root`'s elements matching a selector that the browser split over two lines.
+SPLIT_WORDS = """([root, selector]) => {
+  const split = [];
+  for (const el of root.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rows = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.bottom)));
+        if (rows.size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return split;
+}"""
+
+
+async def test_card_fields_on_a_390_px_phone_wrap_between_words(open_page: Opener):
+    """王芳 reads 张三's request on a phone: a field's value wraps between its words ("2026年12月3日
+    周四 / 至 12月4日 周五"), never inside one ("周 / 四"), in 飞书 and in Slack."""
+    from playwright.async_api import expect
+
+    page = await open_page(ZHANG, width=390, height=844, locale="zh-CN")
+    await page.locator("#platform-feishu").click()
+    await say(page, "明天开始请两天病假", "#lk-input")
+    thread = page.locator("#lk-thread")
+    await thread.get_by_role("button", name="提交", exact=True).click()
+    dialog = page.locator("#lk-dialog-overlay .lk-dialog")
+    if await dialog.is_visible():
+        await dialog.locator(".lk-dialog-ok").click()
+    await expect(thread.locator(".lk-card", has_text="已确认")).to_be_visible()
+
+    page = await open_page(WANG, width=390, height=844, locale="zh-CN")
+    for view, card_of, field in (
+        ("feishu", "#lk-messages .lk-card", ".lk-field"),
+        ("slack", "#messages .msg", ".bk-field"),
+    ):
+        await page.locator(f"#platform-{view}").click()
+        card = page.locator(card_of, has_text="张三").last
+        await expect(card).to_contain_text("至 12月4日 周五")
+        await card.scroll_into_view_if_needed()
+        await shot(page, f"10-390-{view}-fields")
+        handle = await card.element_handle()
+        assert await page.evaluate(SPLIT_WORDS, [handle, field]) == [], view
