@@ -751,6 +751,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # the team calendar feed (bot/conversation/feeds.py, bot/calendar_route.py)
     "feed.event": ("{name} — out", "{name} — 请假"),
     "feed.calendar_name": ("Team leave · {team}", "团队请假 · {team}"),
+    # a team with no name of its own: a manager's reports (bot/wording.py team_text)
+    "team.reports_of": ("{name}'s team", "{name} 的团队"),
     "feed.created": (
         "Your team calendar link (approved leave of your team: names and dates only). Keep it "
         "to yourself — anyone with it can read the calendar; a new link turns this one off.\n"

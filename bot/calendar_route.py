@@ -17,7 +17,7 @@ import structlog
 from aiohttp import web
 
 from bot.budget import VerificationBudget, client_address
-from bot.wording import say
+from bot.wording import say, team_text
 from workflow.engine import Engine
 from workflow.feed import FeedTokens, team_leave, to_ical
 from workflow.queries import OutEntry
@@ -61,7 +61,7 @@ class CalendarRoute:
             return web.Response(status=404, headers=_PRIVATE)
         engine = self.engine
         entries = await team_leave(engine, person.id, engine.today_for(person.id))
-        team = engine.directory.team_of(person.id)
+        team = team_text(engine, person.id, person.locale)
         tag = _etag(entries, person.locale, team)
         headers = {"ETag": tag, "Cache-Control": CACHE_CONTROL, **_PRIVATE}
         if tag in request.headers.get("If-None-Match", ""):

@@ -3,16 +3,19 @@
 Each source returns `SourceRow`s naming the row they came from, so a problem is reported
 with its row; workflow/directory_sync.py validates them and writes the directory.
 
-- Slack `users.list` (paged): email, name, time zone, title; the manager from a custom
+- Slack `users.list` (paged): email, name, time zone, title (one string, as the person wrote
+  it: Slack keeps no title per language); the manager from a custom
   profile field (`--manager-field Xf…`, its value a Slack user id or an email) or from a
   CSV of `email,manager_email` (`--managers FILE`). Bots, deleted users and guests without
   an email are left out.
 - Feishu contact API: departments (`departments/0/children?fetch_child=true`) and their
   people (`users/find_by_department`), with open ids and emails; the manager is the user's
-  `leader_user_id`, else the leader of their first department; the team is that department.
+  `leader_user_id`, else the leader of their first department; the team is that department,
+  with its names in English and Chinese from its `i18n_name` when the tenant gives them (a
+  user's `job_title` is one string: kept as written).
 - CSV: a header row with `email,name` and any of `id, manager_email (or manager), team,
-  timezone, country, subdivision, locale, title, roles (separated by ;), slack_user_id,
-  feishu_open_id`.
+  team_name, team_name_zh, timezone, country, subdivision, locale, title, title_zh, roles
+  (separated by ;), slack_user_id, feishu_open_id`.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ CSV_COLUMNS = {
     "subdivision",
     "locale",
     "title",
+    "title_zh",
+    "team_name",
+    "team_name_zh",
     "roles",
     "slack_user_id",
     "feishu_open_id",
@@ -78,7 +84,10 @@ def read_csv(text: str, source: str = "CSV") -> list[SourceRow]:
                 subdivision=get("subdivision") or None,
                 locale=get("locale") or None,
                 title=get("title"),
+                title_zh=get("title_zh"),
                 team=get("team") or None,
+                team_name=get("team_name"),
+                team_name_zh=get("team_name_zh"),
                 roles=tuple(x.strip() for x in get("roles").split(";") if x.strip()),
                 slack_user_id=get("slack_user_id") or None,
                 feishu_open_id=get("feishu_open_id") or None,
@@ -193,6 +202,7 @@ async def from_feishu(base_url: str, app_id: str, app_secret: str) -> list[Sourc
                 if leader == u["open_id"]:  # the department's own leader reports upwards
                     parent = by_id.get((d or {}).get("parent_department_id") or "")
                     leader = (parent or {}).get("leader_user_id")
+                names = (d or {}).get("i18n_name") or {}  # {"zh_cn": …, "en_us": …, "ja_jp": …}
                 rows[u["open_id"]] = SourceRow(
                     where=f"Feishu user {u['open_id']}",
                     email=u.get("enterprise_email") or u.get("email") or "",
@@ -202,6 +212,8 @@ async def from_feishu(base_url: str, app_id: str, app_secret: str) -> list[Sourc
                     country=(u.get("country") or "").upper() or None,
                     title=u.get("job_title") or "",
                     team=(d or {}).get("name"),
+                    team_name=names.get("en_us") or "",
+                    team_name_zh=names.get("zh_cn") or "",
                     feishu_open_id=u["open_id"],
                 )
         return list(rows.values())

@@ -17,7 +17,7 @@ from agent.tools.describe import choice_text, status_text, what, what_in_sentenc
 from bot.presentation.model import Reader
 from bot.presentation.model import reader as as_reader
 from bot.presentation.times import at_text
-from workflow.config import FieldDef, FieldType
+from workflow.config import FieldDef, FieldType, Person
 from workflow.engine import Engine
 from workflow.models import (
     HistoryEntry,
@@ -37,6 +37,22 @@ def name_of(engine: Engine, person_id: str | None) -> str:
         return "?"
     person = engine.directory.find(person_id)
     return person.name if person is not None else person_id
+
+
+def team_text(engine: Engine, person_id: str, locale: str) -> str:
+    """A person's team as the reader names it: the directory's name for it in `locale`
+    ("研发部" / "Engineering"), else its own; a team of a manager's reports, "Emma Clarke's team"."""
+    person = engine.directory.get(person_id)
+    if (team := person.team_in(locale)) is not None:
+        return team
+    return say("team.reports_of", locale, name=name_of(engine, person.manager or person.id))
+
+
+def person_label(person: Person, locale: str) -> str:
+    """'张三 · 软件工程师' / 'Oliver Smith · Account Executive': a name and, when the directory
+    has one, the job title in the reader's language (else as the directory has it)."""
+    title = person.title_in(locale)
+    return f"{person.name} · {title}" if title else person.name
 
 
 def in_zone(reader: Reader | str, engine: Engine, person_id: str | None) -> Reader:

@@ -123,7 +123,7 @@ async def test_the_feed_has_the_teams_approved_leave_as_all_day_events(
     assert sorted(str(e["uid"]) for e in again.walk("VEVENT")) == sorted(
         str(e["uid"]) for e in cal.walk("VEVENT")
     )
-    assert "engineering" in str(cal["x-wr-calname"])
+    assert str(cal["x-wr-calname"]) == "团队请假 · 研发部"  # the team's name in 王芳's language
 
 
 async def test_no_reason_or_leave_type_ever_appears_in_the_feed(
@@ -141,7 +141,7 @@ async def test_no_reason_or_leave_type_ever_appears_in_the_feed(
 
 
 async def test_an_english_reader_sees_an_english_feed(engine: Engine, client: TestClient):
-    """Oliver (sales, en) sees his own approved leave as "Oliver … — out"."""
+    """Oliver (sales, en) sees his own approved leave as "Oliver … — out", in "Team leave · Sales"."""
     await approved(
         engine, "oliver", {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-22"}
     )
@@ -150,6 +150,7 @@ async def test_an_english_reader_sees_an_english_feed(engine: Engine, client: Te
     [event] = cal.walk("VEVENT")
     name = engine.person("oliver").name
     assert str(event["summary"]) == f"{name} — out"
+    assert str(cal["x-wr-calname"]) == "Team leave · Sales"
 
 
 async def test_a_new_link_turns_the_last_off_and_a_revoked_link_is_a_bare_404(

@@ -187,6 +187,40 @@ async def test_feishu_contacts_fill_the_directory_with_departments_and_leaders(r
     assert dev.team == "Web" and dev.country == "CN" and dev.locale == "zh"
 
 
+async def test_feishu_department_names_in_each_language_reach_each_reader(redis, config):
+    """A department's i18n names are kept: a Chinese reader reads "研发部", an English one
+    "Engineering"; a job title, one string in Feishu, is kept as written for both."""
+    config = synced_config(config, finance="dev@corp.example")
+    names = {"zh_cn": "研发部", "en_us": "Engineering"}
+    async with FeishuStandIn() as feishu:
+        t = feishu.tenant
+        t.add_department("od_eng", "研发部", leader="ou_cto", i18n_name=names)
+        t.add_department("od_ops", "Ops", leader="ou_cto")  # no names per language
+        t.add_contact("ou_cto", "王工", "cto@corp.example", ("od_eng",), job_title="CTO")
+        t.add_contact("ou_dev", "开发", "dev@corp.example", ("od_eng",), job_title="工程师")
+        t.add_contact("ou_ops", "运维", "ops@corp.example", ("od_ops",))
+        rows = await from_feishu(feishu.base_url, feishu.app_id, feishu.app_secret)
+    for row in rows:
+        row.timezone = "Asia/Shanghai"
+    await sync(redis, config, rows)
+    d = Directory(merged(config, await load(redis, OrgKeys(config.organisation.id))))
+    dev, ops = d.by_feishu_id("ou_dev"), d.by_feishu_id("ou_ops")
+    assert dev.team == "研发部"  # the key: the department's own name, as before
+    assert (dev.team_in("zh"), dev.team_in("en")) == ("研发部", "Engineering")
+    assert (ops.team_in("zh"), ops.team_in("en")) == ("Ops", "Ops")
+    assert dev.title_in("en") == dev.title_in("zh") == "工程师"
+
+
+def test_a_csv_carries_titles_and_team_names_per_language():
+    """An HRIS export's title_zh, team_name and team_name_zh columns reach the row."""
+    [row] = read_csv(
+        "email,name,team,team_name,team_name_zh,title,title_zh\n"
+        "dev@corp.example,Dev One,eng,Engineering,研发部,Software Engineer,软件工程师\n"
+    )
+    assert (row.team, row.team_name, row.team_name_zh) == ("eng", "Engineering", "研发部")
+    assert (row.title, row.title_zh) == ("Software Engineer", "软件工程师")
+
+
 def test_the_command_line_syncs_a_csv_and_people_lists_the_synced_directory(
     tmp_path, monkeypatch, capsys
 ):

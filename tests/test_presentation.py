@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import fakeredis
 import pytest
@@ -19,11 +19,13 @@ from agent.tools.propose import (
     propose_request,
     propose_withdraw,
 )
+from agent.tools.read import FindPeopleArgs, find_people
 from bot.feishu import cards
 from bot.presentation import confirm, requests
 from bot.presentation.model import Reader
 from bot.presentation.text import to_text
 from bot.slack import blocks
+from bot.slack.blocks_delegation import delegation_modal
 from tests.helpers import leave_request, submitted
 from workflow.clock import FixedClock
 from workflow.config import OrgConfig
@@ -410,3 +412,21 @@ async def test_a_chinese_request_list_and_day_count_use_chinese_punctuation(engi
         "2026年12月31日 周四 至 2027年1月4日 周一：2 个工作日（含公共假期："
     ), days.summary
     assert ", " not in days.summary and ": " not in days.summary
+
+
+async def test_titles_and_teams_are_in_the_readers_language_as_the_directory_has_them(
+    engine: Engine,
+):
+    """王芳 looking up 张三 reads "软件工程师" in "研发部", Oliver "Software Engineer" in
+    "Engineering" (the directory's own names), and so does the delegate picker."""
+    for reader, title, team in (
+        ("wangfang", "软件工程师", "研发部"),
+        ("oliver", "Software Engineer", "Engineering"),
+    ):
+        person = engine.person(reader)
+        ctx = ToolContext(engine, person, date(2026, 12, 2), person.locale, "t")
+        found = await find_people(ctx, FindPeopleArgs(query="张三"))
+        [zhang] = found.data["people"]
+        assert (zhang["title"], zhang["team"]) == (title, team)
+        modal = json.dumps(delegation_modal(person, engine, person.locale), ensure_ascii=False)
+        assert f"张三 · {title}" in modal

@@ -52,8 +52,13 @@ class Person(_Strict):
     aliases: tuple[str, ...] = ()
     email: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
     title: str = ""
+    title_zh: str = ""  # the title in Chinese, when the source has one (never translated here)
     manager: str | None = None
     team: str | None = None
+    # the team as people read it when its key is not that ("Engineering" / "研发部"), from the
+    # source's own names for it (Feishu's department i18n_name, a CSV's team_name columns)
+    team_name: str = ""
+    team_name_zh: str = ""
     roles: tuple[str, ...] = ()
     timezone: str
     country: str = Field(min_length=2, max_length=3)
@@ -107,6 +112,17 @@ class Person(_Strict):
         except calendar.CalendarError as e:
             raise ValueError(str(e)) from e
         return v
+
+    def title_in(self, locale: str) -> str:
+        """The job title in `locale` when the directory has it in that language, else as the
+        source wrote it (organisation data: shown as it is, not translated)."""
+        return (self.title_zh or self.title) if locale == "zh" else self.title
+
+    def team_in(self, locale: str) -> str | None:
+        """The team's name in `locale` when the directory has one, else its own name or key."""
+        if self.team is None:
+            return None
+        return (self.team_name_zh if locale == "zh" else "") or self.team_name or self.team
 
 
 class FieldType(StrEnum):
@@ -411,7 +427,10 @@ class PersonOverride(_Strict):
     roles: tuple[str, ...] | None = None
     manager: str | None = None
     team: str | None = None
+    team_name: str | None = None
+    team_name_zh: str | None = None
     title: str | None = None
+    title_zh: str | None = None
     locale: Locale | None = None
     timezone: str | None = None
     country: str | None = None

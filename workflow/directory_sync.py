@@ -70,7 +70,10 @@ class SourceRow:
     subdivision: str | None = None
     locale: str | None = None
     title: str = ""
+    title_zh: str = ""
     team: str | None = None
+    team_name: str = ""  # the team's names per language, when the source has them
+    team_name_zh: str = ""
     roles: tuple[str, ...] = ()
     slack_user_id: str | None = None
     feishu_open_id: str | None = None
@@ -136,8 +139,11 @@ def build_people(
             "name": row.name.strip() or row.email,
             "email": row.email.strip(),
             "title": row.title,
+            "title_zh": row.title_zh,
             "manager": manager,
             "team": row.team or None,
+            "team_name": row.team_name,
+            "team_name_zh": row.team_name_zh,
             "roles": row.roles,
             "timezone": tz,
             "country": country,

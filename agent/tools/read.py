@@ -62,7 +62,11 @@ class FindPeopleArgs(ToolArgs):
 
 async def find_people(ctx: ToolContext, args: FindPeopleArgs) -> Observation:
     found = ctx.engine.directory.search(args.query, limit=5)
-    people = [{"id": p.id, "name": p.name, "title": p.title, "team": p.team} for p in found]
+    loc = ctx.locale  # the directory's own names for titles and teams in the user's language
+    people = [
+        {"id": p.id, "name": p.name, "title": p.title_in(loc), "team": p.team_in(loc)}
+        for p in found
+    ]
     names = ", ".join(p.name for p in found)
     if found:
         summary = say("read.found", ctx.locale, names=names)

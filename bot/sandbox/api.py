@@ -30,6 +30,7 @@ import aiohttp
 import structlog
 from aiohttp import web
 
+from bot import wording
 from bot.sandbox.bodies import (
     ClickBody,
     CommandBody,
@@ -178,7 +179,10 @@ class SandboxApi:
                     "id": p.id,
                     "name": p.name,
                     "title": p.title,
-                    "team": p.team or directory.team_of(p.id),
+                    "team": p.team or directory.team_of(p.id),  # the key the page groups by
+                    # what the page shows, in each language the viewer may read
+                    "titles": {loc: p.title_in(loc) for loc in ("en", "zh")},
+                    "teams": {loc: wording.team_text(engine, p.id, loc) for loc in ("en", "zh")},
                     "locale": p.locale,
                     "timezone": p.timezone,
                     "roles": list(p.roles),

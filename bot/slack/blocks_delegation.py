@@ -16,6 +16,7 @@ from slack_sdk.models.views import View
 
 from agent.catalogue import say
 from bot.slack.blocks_base import OPTION_TEXT_MAX, VIEW_BLOCKS_MAX, VIEW_TITLE_MAX, dump, plain
+from bot.wording import person_label
 from workflow.config import Person
 from workflow.engine import Engine
 
@@ -26,9 +27,7 @@ DELEGATION_BLOCKS = {"delegate": "delegate", "start": "start", "end": "end", "re
 def delegation_modal(person: Person, engine: Engine, locale: str) -> dict[str, Any]:
     """A modal: pick the delegate among colleagues, the first and last day, an optional note."""
     options = [
-        Option(
-            value=p.id, text=plain(f"{p.name} · {p.title}" if p.title else p.name, OPTION_TEXT_MAX)
-        )
+        Option(value=p.id, text=plain(person_label(p, locale), OPTION_TEXT_MAX))
         for p in engine.directory
         if p.id != person.id
     ][:100]

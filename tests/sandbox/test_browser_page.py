@@ -208,6 +208,10 @@ async def test_a_390_px_phone_in_chinese(open_page: Opener):
     # People are a drawer behind ☰.
     await page.locator("#menu-btn").click()
     await expect(page.locator(f'.person[data-user="{WANG}"]')).to_be_in_viewport()
+    # the directory's titles and teams in the reader's language, as the directory has them
+    await expect(page.locator(".team-heading").filter(has_text="研发部")).to_have_count(1)
+    await expect(page.locator(f'.person[data-user="{WANG}"]')).to_contain_text("研发负责人")
+    await expect(page.locator(".me-title")).to_have_text("软件工程师 · 研发部")
     await shot(page, "06-390-people-drawer")
     await page.locator(f'.person[data-user="{WANG}"]').click()
     await expect(page.locator(".me-name")).to_have_text("王芳")

@@ -97,6 +97,10 @@ async def test_the_directory_is_registered_and_listed(client: TestClient):
     people = await (await client.get("/sandbox/people")).json()
     by_id = {p["user_id"]: p for p in people}
     assert by_id[OLIVER]["name"] == "Oliver Smith" and by_id[OLIVER]["team"] == "sales"
+    # titles and teams in each language the page may speak, as the directory has them
+    zhang = by_id["U0ZHANGSAN"]
+    assert zhang["titles"] == {"en": "Software Engineer", "zh": "软件工程师"}
+    assert zhang["teams"] == {"en": "Engineering", "zh": "研发部"}
     assert by_id["U0ZHANGSAN"]["locale"] == "zh"
     assert by_id[EMMA]["approver"] and by_id[EMMA]["pending"] == 0
     snap = await snapshot(client, "U0ZHANGSAN")

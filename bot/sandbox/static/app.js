@@ -64,6 +64,8 @@
   }
 
   const t = (en, cn) => (zh() ? cn : en);
+  const titleOf = (p) => NET.titleOf(p, zh());
+  const teamOf = (p) => NET.teamOf(p, zh());
 
   /** Whether the page speaks Chinese: the person it shows reads Chinese (the directory's locale). */
   function zh() {
@@ -751,8 +753,8 @@
       teams.get(p.team).push(p);
     }
     const nodes = [];
-    for (const [team, people] of teams) {
-      nodes.push(h("div", { class: "team-heading" }, team));
+    for (const people of teams.values()) {
+      nodes.push(h("div", { class: "team-heading" }, teamOf(people[0])));
       for (const p of people) {
         const classes = ["person"];
         if (p.user_id === state.user) classes.push("active");
@@ -765,11 +767,11 @@
               role: "listitem",
               class: classes.join(" "),
               dataset: { user: p.user_id },
-              title: `${p.name} · ${p.title}${p.manager ? t(" · reports to ", " · 汇报给 ") + p.manager : ""}`,
+              title: `${p.name} · ${titleOf(p)}${p.manager ? t(" · reports to ", " · 汇报给 ") + p.manager : ""}`,
               onclick: () => switchUser(p.user_id),
             },
             avatar(p.user_id, "small"),
-            h("span", { class: "person-text" }, h("span", { class: "person-name" }, p.name), h("span", { class: "person-title" }, p.title)),
+            h("span", { class: "person-text" }, h("span", { class: "person-name" }, p.name), h("span", { class: "person-title" }, titleOf(p))),
             p.pending ? h("span", { class: "badge", title: t(`${p.pending} waiting for approval`, `${p.pending} 条待审批`) }, String(p.pending)) : null
           )
         );
@@ -787,7 +789,7 @@
               { class: "me-text" },
               h("div", { class: "me-label" }, t("You are", "你是")),
               h("div", { class: "me-name" }, p.name),
-              h("div", { class: "me-title" }, `${p.title} · ${p.team}`)
+              h("div", { class: "me-title" }, `${titleOf(p)} · ${teamOf(p)}`)
             ),
           ]
         : [])

@@ -203,5 +203,15 @@
     return text.replace(/\{(\w+)\}/g, (_, k) => String((vars || {})[k] ?? ""));
   }
 
-  window.SandboxCommon = { getJSON, post, events, explain, say, sendMessage, composer, zoneOf, isoDayIn, todayIn, dayBefore, SandboxError, TOKEN_HEADER };
+  /** A person's job title and team in the viewer's language, as the directory has them
+   * (/sandbox/people gives both languages: the server chose each, the page only picks one). */
+  function titleOf(p, zh) {
+    return (p.titles || {})[zh ? "zh" : "en"] || p.title;
+  }
+
+  function teamOf(p, zh) {
+    return (p.teams || {})[zh ? "zh" : "en"] || p.team;
+  }
+
+  window.SandboxCommon = { getJSON, post, events, explain, say, sendMessage, composer, zoneOf, isoDayIn, todayIn, dayBefore, titleOf, teamOf, SandboxError, TOKEN_HEADER };
 })();

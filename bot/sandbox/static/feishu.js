@@ -768,8 +768,8 @@
         teams.get(p.team).push(p);
       }
       const nodes = [];
-      for (const [team, people] of teams) {
-        nodes.push(h("div", { class: "lk-team" }, team));
+      for (const people of teams.values()) {
+        nodes.push(h("div", { class: "lk-team" }, NET.teamOf(people[0], zh())));
         for (const p of people) {
           const on = Boolean(p.feishu_open_id);
           const classes = ["lk-person"];
@@ -784,11 +784,11 @@
                 role: "listitem",
                 class: classes.join(" "),
                 dataset: { user: p.user_id, openId: p.feishu_open_id || null },
-                title: on ? `${p.name} · ${p.title}` : t(`${p.name} is not on Feishu`, `${p.name} 未开通飞书`),
+                title: on ? `${p.name} · ${NET.titleOf(p, zh())}` : t(`${p.name} is not on Feishu`, `${p.name} 未开通飞书`),
                 onclick: () => hooks.switchUser(p.user_id),
               },
               on ? avatar(p.feishu_open_id, "small") : h("span", { class: "lk-avatar small off", "aria-hidden": "true" }, initials(p.name)),
-              h("span", { class: "lk-person-text" }, h("span", { class: "lk-person-name" }, p.name), h("span", { class: "lk-person-title" }, on ? p.title : t("Not on Feishu", "未开通飞书"))),
+              h("span", { class: "lk-person-text" }, h("span", { class: "lk-person-name" }, p.name), h("span", { class: "lk-person-title" }, on ? NET.titleOf(p, zh()) : t("Not on Feishu", "未开通飞书"))),
               p.pending && on ? h("span", { class: "lk-badge", title: t(`${p.pending} waiting for approval`, `${p.pending} 条待审批`) }, String(p.pending)) : null
             )
           );

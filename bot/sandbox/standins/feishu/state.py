@@ -212,13 +212,20 @@ class Tenant:
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def add_department(
-        self, department_id: str, name: str, parent: str = "0", leader: str | None = None
+        self,
+        department_id: str,
+        name: str,
+        parent: str = "0",
+        leader: str | None = None,
+        i18n_name: dict[str, str] | None = None,
     ) -> None:
-        """A department of the contact directory ("0" is the root)."""
+        """A department of the contact directory ("0" is the root); `i18n_name` its names per
+        language as Feishu gives them ({"zh_cn": "研发部", "en_us": "Engineering"})."""
         self.departments[department_id] = {
             "open_department_id": department_id,
             "department_id": department_id,
             "name": name,
+            "i18n_name": {"zh_cn": "", "ja_jp": "", "en_us": "", **(i18n_name or {})},
             "parent_department_id": parent,
             "leader_user_id": leader or "",
             "status": {"is_deleted": False},
