@@ -14,7 +14,8 @@ from redis.asyncio.client import Pipeline
 
 from agent.messages import Message
 from workflow.keys import thread_drafts, thread_history, thread_lock, thread_trace
-from workflow.transactions import Group, transact
+from workflow.ticks import TickBatch
+from workflow.transactions import Group, is_cluster, transact
 
 HISTORY_TTL_S = 14 * 86_400
 MAX_STORED_MESSAGES = 400
@@ -137,6 +138,11 @@ class ThreadMemory:
         self.budget_tokens = budget_tokens
         self.lock_ttl_ms = int(lock_ttl_s * 1000)
         self._release = redis.register_script(_RELEASE)
+        # on one Redis, the threads that start a turn in the same loop tick (a runner's, a
+        # read's worth at a time) are read in one round trip; a cluster reads each alone
+        self._loads: TickBatch[str, tuple[list[Any], dict[str, str]]] | None = (
+            None if is_cluster(redis) else TickBatch(self._read_threads)
+        )
 
     async def load(self, thread: str) -> list[Message]:
         """The thread's messages, answered tool output summarised, trimmed to the token budget."""
@@ -144,12 +150,31 @@ class ThreadMemory:
 
     async def load_with_drafts(self, thread: str) -> tuple[list[Message], dict[str, str]]:
         """`load`, and the thread's drafts hash (agent/tools/drafts.py) in the same round trip
-        (both keys are the thread's: one slot)."""
+        (both keys are the thread's: one slot), shared with the other threads loaded in this
+        loop tick on one Redis."""
+        if self._loads is not None:
+            raw, drafts = await self._loads(thread)
+            return self._fit(raw), drafts
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.lrange(thread_history(thread), 0, -1)
             pipe.hgetall(thread_drafts(thread))
             raw, drafts = await pipe.execute()
         return self._fit(raw), dict(drafts)
+
+    async def _read_threads(
+        self, threads: list[str]
+    ) -> list[tuple[list[Any], dict[str, str]] | BaseException]:
+        """Each thread's history and drafts, in one pipeline (a thread's error is its own)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for thread in threads:
+                pipe.lrange(thread_history(thread), 0, -1)
+                pipe.hgetall(thread_drafts(thread))
+            replies = await pipe.execute(raise_on_error=False)
+        out: list[tuple[list[Any], dict[str, str]] | BaseException] = []
+        for raw, drafts in zip(replies[::2], replies[1::2], strict=True):
+            error = next((r for r in (raw, drafts) if isinstance(r, Exception)), None)
+            out.append(error if error is not None else (raw, dict(drafts)))
+        return out
 
     def _fit(self, raw: list[Any]) -> list[Message]:
         messages = compact_answered([Message.from_dict(json.loads(r)) for r in raw])

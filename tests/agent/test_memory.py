@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
-from agent.memory import estimate_tokens, fit_budget
+import redis.exceptions
+
+from agent.memory import ThreadMemory, estimate_tokens, fit_budget
 from agent.messages import Message, ToolCall
+from tests.helpers import CountingRedis
+from workflow.keys import thread_drafts, thread_history
 
 
 def _call_group(i: int, status: str = "done") -> list[Message]:
@@ -41,3 +46,25 @@ def test_cjk_text_counts_about_one_token_a_character():
     """Chinese text is estimated at a token per character, not four characters per token."""
     assert estimate_tokens(Message(role="user", content="请" * 100)) >= 100
     assert estimate_tokens(Message(role="user", content="a" * 100)) < 40
+
+
+async def test_threads_loaded_in_one_tick_are_read_in_one_round_trip_each_with_its_own():
+    """Turns starting together (a runner's read) read their histories and drafts at once, and
+    each gets its own thread's; a thread whose key Redis refuses fails that turn alone."""
+    client = CountingRedis(decode_responses=True)
+    memory = ThreadMemory(client)
+    for i in range(20):
+        await memory.append(f"t{i}", [Message(role="user", content=f"hello {i}")])
+        await client.hset(thread_drafts(f"t{i}"), "submit", f"P-{i}")
+    CountingRedis.pipelines = 0
+    loaded = await asyncio.gather(*(memory.load_with_drafts(f"t{i}") for i in range(20)))
+    assert CountingRedis.pipelines == 1
+    assert [(h[0].content, d) for h, d in loaded] == [
+        (f"hello {i}", {"submit": f"P-{i}"}) for i in range(20)
+    ]
+    await client.set(thread_history("broken"), "not a list")
+    results = await asyncio.gather(
+        memory.load_with_drafts("t1"), memory.load_with_drafts("broken"), return_exceptions=True
+    )
+    assert results[0][1] == {"submit": "P-1"}
+    assert isinstance(results[1], redis.exceptions.ResponseError)
