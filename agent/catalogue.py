@@ -456,6 +456,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "chat.not_done": ("(Not done: {text})", "（未完成：{text}）"),
     "chat.cancelled": ("({text}.)", "（{text}。）"),
     "chat.confirmed": ("(Confirmed: {text})", "（已确认：{text}）"),
+    # a finished step in the terminal: its title, then the one line under it
+    "chat.step_line": ("{title} — {output}", "{title}——{output}"),
     "chat.reason": ("Reason: {text}", "事由：{text}"),
     "chat.decide": (
         "[a]pprove / [r]eject / [o]ther dates / [s]kip? ",

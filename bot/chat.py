@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from agent.events import ProposalReady, StepEvent
 from agent.i18n import detect_locale
-from agent.tools.describe import what, where_it_is
+from agent.tools.describe import request_line, what, where_it_is
 from bot import wording
 from bot.conversation import CardLifecycle, CardRef, CardRegistry, CardView, Interactions
 from bot.conversation.buttons import step_value
@@ -71,7 +71,7 @@ class TerminalTurn:
         self, call_id: str, title: str, status: TaskStatus, output: str | None = None
     ) -> None:
         if status in ("complete", "error"):
-            self.session.say(step_text(TaskLine(call_id, title, status, output)))
+            self.session.say(step_text(TaskLine(call_id, title, status, output), self.locale))
 
     async def card(self, proposal: ProposalReady) -> None:
         """Print the confirm card; the core records it, so a draft it replaces says so.
@@ -207,7 +207,8 @@ class ChatSession:
             if req is not None:
                 result |= {"request_id": req.id, "status": req.status.value}
                 engine = self.runtime.engine
-                line = f"{what(req, engine.config, locale)} — {where_it_is(req, engine.directory, locale)} · {req.id}"
+                # the request as its lists read it, in their punctuation
+                line = request_line(req, engine.config, engine.directory, locale)
             else:
                 line = done.text
             line = wording.say("chat.confirmed", locale, text=line)

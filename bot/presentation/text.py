@@ -81,10 +81,13 @@ def to_text(card: Card, indent: str = "  ") -> str:
     return "\n".join(f"{indent}│ {x}" if i else f"{indent}{x}" for i, x in enumerate(lines))
 
 
-def step_text(task: TaskLine, indent: str = "  ") -> str:
-    """A finished step as a line: '✓ Checking your leave balances — Annual leave: 12 of 15 days left'."""
+def step_text(task: TaskLine, locale: str, indent: str = "  ") -> str:
+    """A finished step as a line: '✓ Checking your leave balances — Annual leave: 12 of 15 days
+    left' / '✓ 查询你的假期余额——年假：剩余 12 天' (the catalogue's punctuation)."""
     mark = "✗" if task.status == "error" else "✓"
-    return f"{indent}{mark} {task.title}" + (f" — {task.output}" if task.output else "")
+    if not task.output:
+        return f"{indent}{mark} {task.title}"
+    return f"{indent}{mark} " + say("chat.step_line", locale, title=task.title, output=task.output)
 
 
 def _width(text: str) -> int:
