@@ -231,7 +231,7 @@ async def test_where_a_request_is_reads_as_words_not_a_status_code(engine: Engin
     )
     decided = await engine.decide(req.id, step.index, step.assignee, "approve")
     done = requests.approval_card_closed(decided, engine, london, step.index)
-    assert done.context[0] == "Approved", done.context
+    assert done.context[0].startswith("Submitted "), done.context  # the sentence says "Approved by"
     # several steps: the count tells the reader how far it has come
     five = await submitted(
         engine, "oliver", {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-25"}
@@ -430,3 +430,34 @@ async def test_titles_and_teams_are_in_the_readers_language_as_the_directory_has
         assert (zhang["title"], zhang["team"]) == (title, team)
         modal = json.dumps(delegation_modal(person, engine, person.locale), ensure_ascii=False)
         assert f"张三 · {title}" in modal
+
+
+async def test_a_decided_card_says_its_status_once_on_every_surface(engine: Engine):
+    """The approver's closed card ("Approved by Emma Clarke at …") and the requester's notice
+    ("Your request is approved.") no longer repeat it as a small "Approved" line under it: on
+    Slack, Feishu and the terminal, in English and Chinese, approved and rejected alike."""
+    from agent.tools.describe import status_text
+
+    for who, approver, locale in (("oliver", "emma", "en"), ("zhangsan", "wangfang", "zh")):
+        for decision, event, word, day in (
+            ("approve", "request_approved", {"en": "approve", "zh": "批准"}, "2026-12-14"),
+            ("reject", "request_rejected", {"en": "reject", "zh": "驳回"}, "2026-12-15"),
+        ):
+            req = await submitted(engine, who, {"leave_type": "annual", "start": day, "end": day})
+            done = await engine.decide(req.id, 0, approver, decision, "busy week")
+            rd = Reader.of(engine.person(approver), locale)
+            status = status_text(done.status, locale)
+            data = {"by": approver, "comment": "busy week"}
+            for card in (
+                requests.approval_card_closed(done, engine, rd, 0),
+                requests.requester_notice(event, done, engine, Reader.of(engine.person(who)), data),
+            ):
+                assert status not in card.context, card.context
+                shown = {
+                    "terminal": to_text(card),
+                    "slack": json.dumps(blocks.render(card).blocks, ensure_ascii=False),
+                    "feishu": json.dumps(cards.render(card), ensure_ascii=False),
+                }
+                for surface, text in shown.items():
+                    assert text.lower().count(word[locale]) == 1, (surface, text)
+                    assert card.context[-1].endswith(done.id), card.context

@@ -36,6 +36,27 @@ _OUTCOME_TONES = {
 }
 
 
+# An outcome told in a card's sentence, and the request status that says the same.
+_TOLD_STATUS = {
+    "approved": RequestStatus.APPROVED,
+    "rejected": RequestStatus.REJECTED,
+    "withdrawn": RequestStatus.WITHDRAWN,
+    "expired": RequestStatus.EXPIRED,
+}
+
+
+def status_context(
+    req: Request, engine: Engine, rd: Reader, outcome: str, sentence: str
+) -> tuple[str, ...]:
+    """A card's small last lines: where the request is now, unless its sentence said that
+    already (a request that ended as the sentence tells: "Approved by 王芳" over "Approved"
+    says it twice), then when it was submitted and its id."""
+    where = where_it_is(req, engine.directory, rd.locale)
+    ended = req.open_step() is None and _TOLD_STATUS.get(outcome) is req.status
+    said = ended or where in sentence
+    return (*(() if said else (where,)), wording.id_line(req, engine, rd))
+
+
 def _facts(
     req: Request, engine: Engine, locale: str, balance_after: float | None = None
 ) -> tuple[Fact, ...]:
@@ -190,10 +211,7 @@ def approval_card_closed(
         tone=tone,
         facts=facts,
         body=tuple(body),
-        context=(
-            where_it_is(request, engine.directory, locale),
-            wording.id_line(request, engine, rd),
-        ),
+        context=status_context(request, engine, rd, outcome, sentence),
     )
 
 
@@ -250,8 +268,5 @@ def requester_notice(
         title=wording.title_of(request, engine, locale),
         tone=tone,
         lead=tuple(lead),
-        context=(
-            where_it_is(request, engine.directory, locale),
-            wording.id_line(request, engine, rd),
-        ),
+        context=status_context(request, engine, rd, outcome, headline),
     )
