@@ -62,6 +62,8 @@ class TerminalTurn:
     """A turn in the terminal, fed by the shared `show_turn`: the step lines, the confirm card
     and the answer Slack and Feishu show, as text (a finished step prints once; no live update)."""
 
+    redraws = False  # a printed line stays as printed: each step is printed once, when final
+
     def __init__(self, session: ChatSession, locale: str) -> None:
         self.session = session
         self.locale = locale  # the language the person wrote in, as on Slack and Feishu

@@ -135,12 +135,24 @@ def test_trace_prints_the_steps_of_a_thread_kept_in_redis():
 
 
 def test_history_prints_the_conversation_not_tool_json():
-    """/history shows what was said and one line per step in words: no JSON, no internal ids."""
-    done = chat("oliver", ["I need annual leave next Monday to Wednesday", "y", "/history"])
+    """/history shows what was said and a line for each step that adds to the answer after it,
+    in words: no JSON, no internal ids, and no step line the answer repeats."""
+    done = chat(
+        "oliver",
+        [
+            "I need annual leave next Monday to Wednesday",
+            "y",
+            "annual leave from 1 Feb to 30 Mar",
+            "how many days of annual leave do I have left",
+            "/history",
+        ],
+    )
     assert done.returncode == 0, done.stderr
     history = done.stdout.split("/history", 1)[1]
     assert "you> I need annual leave next Monday to Wednesday" in history
-    assert "bot> " in history and "✓ " in history
+    assert "bot> " in history and "  ✗ Not enough balance left\n" in history, history
+    assert history.count("Prepared annual leave") == 1, history
+    assert history.count("Your balances for 2026") == 1, history
     assert "{" not in history and '"ok"' not in history
     assert "P-" not in history and "pending_id" not in history
 
@@ -155,18 +167,28 @@ def test_the_terminal_shows_the_answer_without_markdown_marks():
 
 
 def test_the_terminal_shows_the_steps_slack_and_feishu_show():
-    """Each finished step is one line with the one-line result Slack and Feishu put under it;
-    a proposal's step is its title alone (the card and the answer say the rest)."""
+    """Each finished step is one line with the one-line result Slack and Feishu put under it,
+    unless the answer says it: the balance asked for is read once, in the answer; a proposal's
+    step is its title alone (the card and the answer say the rest); a refusal's short line stays."""
     done = chat(
-        "oliver", ["how many days of annual leave do I have?", "annual leave on 14 Dec", "n"]
+        "oliver",
+        [
+            "how many days of annual leave do I have?",
+            "annual leave on 14 Dec",
+            "n",
+            "annual leave from 1 Feb to 30 Mar",
+        ],
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
+    assert "  ✓ Checking your leave balances" in lines
     assert (
-        "  ✓ Checking your leave balances — Your balances for 2026: Annual leave: 25 of 25 days "
-        "left (+1 a month); Sick leave: 10 of 10 days left; Personal leave: 5 of 5 days left."
+        "bot> Your balances for 2026: Annual leave: 25 of 25 days left (+1 a month); "
+        "Sick leave: 10 of 10 days left; Personal leave: 5 of 5 days left."
     ) in lines
+    assert done.stdout.count("Annual leave: 25 of 25 days left") == 1, done.stdout
     assert "  ✓ Preparing your annual leave request" in lines
+    assert "  ✗ Preparing your annual leave request — Not enough balance left" in lines
     assert not [line for line in lines if line.startswith("  … ")]  # no model thoughts
 
 
@@ -251,3 +273,12 @@ def test_the_chinese_confirm_line_and_step_lines_use_chinese_punctuation():
         r"Pending: with Emma Clarke \(Manager\) \(R-[0-9A-Z]+\)\)",
         line,
     ), line
+
+
+def test_a_balance_asked_in_chinese_is_read_once():
+    """张三's "我还有几天年假": the step says what was checked, the answer gives the days, once."""
+    done = chat("zhangsan", ["我还有几天年假"])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "  ✓ 查询你的假期余额" in lines, lines
+    assert done.stdout.count("年假：剩余 10 天") == 1, done.stdout

@@ -11,13 +11,26 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Protocol
 
-from agent.events import FinalAnswer, Notice, ProposalReady, StepEvent, ToolFinished, ToolStarted
+from agent.events import (
+    FinalAnswer,
+    ModelStep,
+    Notice,
+    ProposalReady,
+    StepEvent,
+    ToolFinished,
+    ToolStarted,
+)
 from agent.loop import Agent
-from bot.presentation.steps import TaskStatus, step_output
+from bot.presentation.steps import TaskStatus, said_by, step_output
 from bot.queue.journal import ANSWERED, TurnJournal
 
 
 class TurnView(Protocol):
+    # True: a step is drawn again in place (Slack's stream or plan, Feishu's steps card), so it
+    # shows done at once and gets its line a moment later; False: each step is printed once
+    # (the terminal), when its line is known
+    redraws: bool
+
     async def task(
         self, call_id: str, title: str, status: TaskStatus, output: str | None = None
     ) -> None:
@@ -60,22 +73,38 @@ async def show_turn(
     """
     journal = journal or TurnJournal.none()
     final = None
+    # finished steps whose line waits for what comes next: a line the answer repeats is not shown
+    held: list[tuple[ToolFinished, TaskStatus, str | None]] = []
+
+    async def lines(answer: str | None = None) -> None:
+        for done, status, output in held:
+            shown = None if output and answer and said_by(output, answer) else output
+            if shown is not None or not view.redraws:  # a redrawn step shows done already
+                await view.task(done.call_id, done.title, status, shown)
+        held.clear()
+
     try:
         async for event in events:
+            if not isinstance(event, ToolFinished | ModelStep | FinalAnswer):
+                await lines()  # not the answer: the steps before it keep their lines
             match event:
                 case ToolStarted():
                     await view.task(event.call_id, event.title, "in_progress")
                 case ToolFinished():
                     status: TaskStatus = "complete" if event.ok else "error"
-                    await view.task(event.call_id, event.title, status, step_output(event))
+                    if view.redraws:
+                        await view.task(event.call_id, event.title, status)
+                    held.append((event, status, step_output(event)))
                 case ProposalReady():
                     await view.card(event)
                 case Notice():
                     await view.notice(event.text)
                 case FinalAnswer():
                     final = event
+                    await lines(event.text)
                     await view.finish(event.text)
                     journal.stage(ANSWERED, "1")
+        await lines()  # a turn that ended without an answer
     finally:
         await asyncio.shield(journal.flush())
     return final

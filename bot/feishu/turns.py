@@ -13,6 +13,7 @@ import time
 import uuid as uuid_lib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import structlog
 
@@ -48,6 +49,7 @@ class CardThread:
     engine: Engine | None = None
     # told of each confirm card posted (its message id): the core records it, retires what it replaces
     posted: Callable[[ProposalReady, str], Awaitable[None]] | None = None
+    redraws: ClassVar[bool] = True  # the steps card is patched in place
     rerun: bool = False  # an earlier run of this turn sent the same uuids: its cards are patched
     tasks: dict[str, TaskLine] = field(default_factory=dict)
     _card_id: str | None = None

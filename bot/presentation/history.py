@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 
 from agent.messages import Message
+from bot.presentation.steps import said_by
 from bot.presentation.text import plain
 
 _IDS = re.compile(r"\b(?:[RP]-[0-9A-Z]{8,16}|D-[0-9A-Z]{8})\b")
@@ -18,7 +19,7 @@ STEP_MAX = 160
 
 
 def _step_line(m: Message) -> str | None:
-    """A tool result as one line: its summary (or message), ids taken out."""
+    """A tool result as one line: its summary (or message), ids taken out, its ✓ or ✗ first."""
     try:
         data = json.loads(m.content)
     except ValueError:
@@ -38,13 +39,20 @@ def _step_line(m: Message) -> str | None:
 def conversation_lines(
     messages: Iterable[Message], you: str = "you", bot: str = "bot"
 ) -> list[str]:
-    """'you> …' and 'bot> …' lines with each step's summary between them."""
+    """'you> …' and 'bot> …' lines with each step's summary between them, but for a summary
+    the answer after it repeats (a balance asked for is read once, in the answer)."""
     lines: list[str] = []
+    steps: list[str] = []  # the step lines since the last answer
     for m in messages:
-        if m.role == "user" and m.content.strip():
-            lines.append(f"{you}> {m.content.strip()}")
-        elif m.role == "assistant" and m.content.strip():
-            lines.append(f"{bot}> {plain(m.content.strip())}")
+        if m.role == "assistant" and m.content.strip():
+            answer = plain(m.content.strip())
+            lines += [x for x in steps if not said_by(x[4:], answer)]  # x[4:]: after "  ✓ "
+            steps = []
+            lines.append(f"{bot}> {answer}")
         elif m.role == "tool" and (line := _step_line(m)) is not None:
-            lines.append(line)
-    return lines
+            steps.append(line)
+        elif m.role == "user" and m.content.strip():
+            lines += steps
+            steps = []
+            lines.append(f"{you}> {m.content.strip()}")
+    return lines + steps

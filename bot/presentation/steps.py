@@ -2,11 +2,13 @@
 
 A proposal's step shows its title alone: the answer says what was prepared, and the card
 carries the facts and what to click (a line that goes when the card is clicked), so the same
-sentence is not shown three times in one turn.
+sentence is not shown three times in one turn. Nor does a step's line repeat the answer: a
+balance asked for is the answer, read once, under a step that says it was checked.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,3 +43,17 @@ def step_output(event: ToolFinished) -> str | None:
     if len(first) > OUTPUT_MAX:
         first = first[: OUTPUT_MAX - 1].rstrip() + "…"
     return first or None
+
+
+_MARKS = re.compile(r"[*_`]")  # markdown emphasis the answer may carry and a step line never does
+
+
+def _words(text: str) -> str:
+    return " ".join(_MARKS.sub("", text).split()).rstrip(".。…").casefold()
+
+
+def said_by(output: str, answer: str) -> bool:
+    """The answer says what a step's line says: its line, or (cut to OUTPUT_MAX) the start of
+    it, is in the answer, so a person would read the same sentence twice."""
+    line = _words(output)
+    return bool(line) and line in _words(answer)

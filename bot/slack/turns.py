@@ -13,6 +13,7 @@ import dataclasses
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import structlog
 from slack_sdk.errors import SlackApiError, SlackRequestError
@@ -64,6 +65,7 @@ class ThreadView:
     # told of each confirm card posted (its ts): the core records it and retires what it replaces,
     # sending the journal's record of the card with its own (one round trip)
     posted: Callable[[ProposalReady, str, Group | None], Awaitable[None]] | None = None
+    redraws: ClassVar[bool] = True  # the stream or the plan message redraws a step in place
     journal: TurnJournal = field(default_factory=TurnJournal.none)
     actor: str | None = None  # the person whose superseded pending actions a re-run cancels
     tasks: dict[str, TaskLine] = field(default_factory=dict)

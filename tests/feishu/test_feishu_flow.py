@@ -444,3 +444,16 @@ def test_message_text_reads_text_and_rich_text_without_mentions():
     }
     assert message_text(post) == "请假\n明天\n两天"
     assert message_text({"message_type": "image", "content": "{}"}) is None
+
+
+async def test_a_balance_asked_for_is_read_once_on_the_steps_card(feishu: FeishuHarness):
+    """张三's "我还有几天年假": the steps card says the balance was checked and gives the days
+    once, in the answer, not again as the step's line."""
+    h = feishu
+    resp, _ = await h.sim.message(ZHANG, "我还有几天年假")
+    assert resp.status == 200
+    await h.settle()
+    [steps] = [m for m in h.chat(ZHANG) if m.sender_type == "app"]
+    shown = card_json(steps)
+    assert "查询你的假期余额" in shown and "✅" in shown
+    assert shown.count("年假：剩余 10 天") == 1, shown

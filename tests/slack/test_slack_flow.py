@@ -415,3 +415,20 @@ async def test_the_delegation_form_shows_field_errors_in_the_readers_language(sl
         "delegate": "You cannot delegate to yourself; choose a colleague."
     }
     assert await h.engine.delegations() == []
+
+
+async def test_a_balance_asked_for_is_read_once_in_the_thread(slack: SlackHarness):
+    """Oliver's "how many days of annual leave do I have left": the step says it was checked
+    (done, no line under it) and the answer gives the days, so the thread says them once."""
+    h = slack
+    resp, envelope = await h.dm(OLIVER, "how many days of annual leave do I have left")
+    assert resp.status == 200
+    await h.settle()
+    thread = h.thread(OLIVER, envelope["event"]["ts"])
+    [streamed] = [m for m in thread if m.get("stream")]
+    [task] = streamed["stream"]["tasks"]
+    assert task["status"] == "complete" and task["title"] == "Checking your leave balances"
+    assert not task.get("output"), task
+    shown = json.dumps(streamed["stream"]["tasks"]) + streamed["stream"]["markdown_text"]
+    assert "Your balances for 2026" in streamed["stream"]["markdown_text"]
+    assert shown.count("Annual leave: 25 of 25 days left") == 1, shown

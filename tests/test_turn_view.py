@@ -1,0 +1,74 @@
+"""`show_turn`, once for every surface: which step lines a thread shows, and when."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from agent.events import (
+    FinalAnswer,
+    ModelStep,
+    StepEvent,
+    StopReason,
+    ToolFinished,
+    ToolStarted,
+)
+from bot.conversation.turn_view import show_turn
+
+BALANCE = "Your balances for 2026: Annual leave: 25 of 25 days left."
+DAYS = "Mon 14 Dec 2026 – Wed 16 Dec 2026: 3 working days"
+
+
+class Recorded:
+    """A surface that records what it was told to draw."""
+
+    def __init__(self, redraws: bool) -> None:
+        self.redraws = redraws
+        self.drawn: list[tuple[str, str, str | None]] = []
+
+    async def task(self, call_id, title, status, output=None) -> None:
+        self.drawn.append((call_id, status, output))
+
+    async def card(self, proposal) -> None: ...
+
+    async def notice(self, text: str) -> None: ...
+
+    async def finish(self, text: str) -> None:
+        self.drawn.append(("answer", "", text))
+
+
+async def turn(answer: str) -> AsyncIterator[StepEvent]:
+    """Two read steps, then an answer: the offline planner's and a model's turn alike."""
+    for n, (tool, summary) in enumerate((("working_days", DAYS), ("my_balances", BALANCE))):
+        yield ToolStarted(n, f"c{n}", tool, tool, {})
+        yield ToolFinished(n, f"c{n}", tool, tool, True, summary, 1.0)
+    yield ModelStep(3, "m", None, 0, 0, 0, 1.0)
+    yield FinalAnswer(answer, StopReason.FINAL, 3, 3, 0, 0, 1.0, 0.0)
+
+
+async def test_a_step_line_the_answer_repeats_is_not_shown_on_any_surface():
+    """The balance step's line is the answer itself: shown once, as the answer; the working
+    days step's line adds to it and stays. A surface that redraws shows each step done at
+    once; one that prints (the terminal) prints each step once, when its line is known."""
+    answer = f"**{BALANCE}**"  # markdown marks do not make it another sentence
+    live, printed = Recorded(redraws=True), Recorded(redraws=False)
+    for view in (live, printed):
+        final = await show_turn(turn(answer), view)
+        assert final is not None and final.text == answer
+    assert live.drawn == [
+        ("c0", "in_progress", None),
+        ("c0", "complete", None),
+        ("c0", "complete", DAYS),  # its line, once the next step shows it is not the answer
+        ("c1", "in_progress", None),
+        ("c1", "complete", None),
+        ("answer", "", answer),
+    ]
+    assert printed.drawn == [
+        ("c0", "in_progress", None),
+        ("c0", "complete", DAYS),
+        ("c1", "in_progress", None),
+        ("c1", "complete", None),
+        ("answer", "", answer),
+    ]
+    other = Recorded(redraws=False)
+    await show_turn(turn("You have 25 days of annual leave."), other)
+    assert ("c1", "complete", BALANCE) in other.drawn  # said otherwise: the line adds to it
