@@ -458,6 +458,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "chat.confirmed": ("(Confirmed: {text})", "（已确认：{text}）"),
     # a finished step in the terminal: its title, then the one line under it
     "chat.step_line": ("{title} — {output}", "{title}——{output}"),
+    # a form's field asked in the terminal: its label, then how to answer it
+    "chat.field": ("{label}{how}: ", "{label}{how}："),
+    "chat.field.date": (" (YYYY-MM-DD)", "（YYYY-MM-DD）"),
+    "chat.field.date_default": (
+        " (YYYY-MM-DD, Enter for {value})",
+        "（YYYY-MM-DD，回车即 {value}）",
+    ),
     "chat.reason": ("Reason: {text}", "事由：{text}"),
     "chat.decide": (
         "[a]pprove / [r]eject / [o]ther dates / [s]kip? ",

@@ -26,6 +26,7 @@ from bot.conversation.turn_view import show_turn
 from bot.presentation.card_views import card_of
 from bot.presentation.confirm import proposal_card
 from bot.presentation.counter import counter_card
+from bot.presentation.forms import FieldKind, Form, FormField, counter_fields, counter_form
 from bot.presentation.history import conversation_lines
 from bot.presentation.steps import TaskLine, TaskStatus
 from bot.presentation.text import plain, step_text, to_text
@@ -56,6 +57,19 @@ YES = ("y", "yes", "是", "好", "确认")
 NO = ("n", "no", "否", "不", "不要", "取消", "cancel")
 # the kinds with their own y/N question in the catalogue (chat.prompt.*)
 PROMPTS = frozenset({"submit", "decide", "withdraw", "remind", "delegate"})
+
+
+def field_prompt(f: FormField, locale: str) -> str:
+    """A form field as the terminal asks it: 'First day (YYYY-MM-DD, Enter for 2026-12-14): ',
+    'Note to 张三 (optional): ' / '开始日期（YYYY-MM-DD，回车即 2026-12-14）：'."""
+    how = ""
+    if f.kind is FieldKind.DATE and isinstance(f.initial, str):
+        how = say("chat.field.date_default", locale, value=f.initial)
+    elif f.kind is FieldKind.DATE:
+        how = say("chat.field.date", locale)
+    elif not f.required:
+        how = say("form.optional", locale)
+    return say("chat.field", locale, label=f.label, how=how)
 
 
 class TerminalTurn:
@@ -268,16 +282,23 @@ class ChatSession:
         else:
             self.say(answer.text)
 
+    async def fill(self, form: Form) -> dict[str, str]:
+        """A shared form asked field by field (`field_prompt`); a blank answer is the field's
+        default, as a Slack or Feishu input starts filled with it."""
+        got = {}
+        for f in form.fields:
+            answer = await self.ask(field_prompt(f, self.locale))
+            got[f.name] = answer or (f.initial if isinstance(f.initial, str) else "")
+        return got
+
     async def suggest(self, me: Person, request_id: str, step: int) -> Answer:
-        """The terminal's counter-offer form: first day, last day, a note."""
-        start = await self.ask(say("form.counter.start", self.locale) + " (YYYY-MM-DD): ")
-        end = await self.ask(say("form.counter.end", self.locale) + " (YYYY-MM-DD): ")
-        who = self.runtime.engine.person(
-            (await self.runtime.engine.get_request(request_id, me.id)).requester
-        ).name
-        label = say("form.counter.note", self.locale, who=who) + say("form.optional", self.locale)
-        note = await self.ask(label + ": ")
-        done = await self.core.suggest_dates(me, request_id, step, start, end or start, note)
+        """The counter form (bot/presentation/forms.py) as prompts: first day, last day, a note."""
+        engine = self.runtime.engine
+        form = counter_form(await engine.get_request(request_id, me.id), engine, self.locale)
+        got = counter_fields(**await self.fill(form))
+        done = await self.core.suggest_dates(
+            me, request_id, step, got["start"], got["end"], got["note"]
+        )
         if done.ok:
             self.say(f"  ✓ {done.text}")
         return done

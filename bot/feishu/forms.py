@@ -55,11 +55,17 @@ def _element(f: FormField) -> Card:
     return el
 
 
-def form_card(form: Form) -> Card:
-    """A presentation Form as a card: each field under its label, its error below it, [Submit]."""
+def field_elements(form: Form) -> list[Card]:
+    """A presentation Form's fields as form elements: each under its label, its error below."""
     elements: list[Card] = []
     for f in form.fields:
         elements += _labelled(f.label, _element(f), f.error)
+    return elements
+
+
+def form_card(form: Form) -> Card:
+    """A presentation Form as a card: each field under its label, its error below it, [Submit]."""
+    elements = field_elements(form)
     elements.append(
         button(
             form.submit,

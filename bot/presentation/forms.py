@@ -1,8 +1,11 @@
-"""The leave form as data: its fields, labels, choices, what is required, and what came back.
+"""The forms as data: their fields, labels, choices, defaults, what is required, what came back.
 
-Slack's /leave modal and Feishu's "Request leave" card are serializers of this one model, so
+Slack's /leave modal and Feishu's "Request leave" card are serializers of the leave form, so
 they cannot drift apart (the same fields, labels, required marks and hints, in the reader's
 language); both submit through `bot.conversation.forms.submit_leave`, the one validation.
+The approver's "suggest other dates" form is one description too: a Slack modal, a Feishu
+form card and the terminal's prompts only render it, and every answer goes through
+`counter_fields` to the core's `suggest_dates`, which checks it.
 """
 
 from __future__ import annotations
@@ -12,12 +15,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from bot.wording import field_label, say
+from bot.wording import field_label, leave_dates, name_of, say
 from workflow.config import Person
 from workflow.engine import Engine
+from workflow.models import Request
 
 REASON_MAX = 500
+NOTE_MAX = 500  # a note to the requester, as long as a reason
 LEAVE_FORM = "leave_form"
+COUNTER_FORM = "counter_form"
+COUNTER_FIELDS = ("start", "end", "note")  # the engine's names: a refusal names one of them
 
 
 class FieldKind(StrEnum):
@@ -57,6 +64,9 @@ class Form:
     cancel: str
     fields: tuple[FormField, ...]
     notes: tuple[str, ...]  # lines under the form: who approves, what is checked
+    # lines above the fields, where the surface does not show the request itself above them
+    # (a Slack modal covers the card; a Feishu form card and the terminal show the request)
+    lead: tuple[str, ...] = ()
 
     @property
     def has_errors(self) -> bool:
@@ -179,3 +189,56 @@ def leave_fields(
         "end_half": "end_half" in ticked,
         "reason": reason.strip() or None if isinstance(reason, str) else None,
     }
+
+
+def counter_form(
+    req: Request, engine: Engine, locale: str, *, errors: Mapping[str, str] | None = None
+) -> Form:
+    """Other dates for `req`, asked of its approver: first and last day (the dates asked for
+    to start from), and an optional note to the requester, in `locale`."""
+    errors = errors or {}
+    who = name_of(engine, req.requester)
+
+    def day(name: str) -> FormField:
+        value = req.fields.get(name)
+        return FormField(
+            name,
+            FieldKind.DATE,
+            say(f"form.counter.{name}", locale),
+            required=True,
+            initial=str(value)[:10] if value else None,
+            error=errors.get(name),
+        )
+
+    note = FormField(
+        "note",
+        FieldKind.TEXT,
+        say("form.counter.note", locale, who=who),
+        required=False,
+        placeholder=say("form.counter.title", locale),
+        max_length=NOTE_MAX,
+        error=errors.get("note"),
+    )
+    return Form(
+        COUNTER_FORM,
+        say("form.counter.title", locale),
+        say("button.send", locale),
+        say("button.cancel", locale),
+        (day("start"), day("end"), note),
+        (),
+        lead=(say("line.asked_dates", locale, dates=leave_dates(req.fields, locale)),),
+    )
+
+
+def counter_fields(start: object, end: object, note: object) -> dict[str, str | None]:
+    """What a surface read from the counter form → `suggest_dates`'s start, end and note.
+
+    Dates are cut to their day (Feishu sends "2026-12-16 +0800"); a blank one is None (the
+    core asks for the first day, and takes it for a blank last day); a blank note is None.
+    """
+
+    def day(value: object) -> str | None:
+        return value.strip()[:10] if isinstance(value, str) and value.strip() else None
+
+    text = note.strip() if isinstance(note, str) else ""
+    return {"start": day(start), "end": day(end), "note": text or None}

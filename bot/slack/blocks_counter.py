@@ -1,7 +1,8 @@
-"""The modal [Suggest other dates] opens: two dates and an optional note for the requester.
+"""The modal [Suggest other dates] opens: the shared counter form (bot/presentation/forms.py).
 
-Callback id `counter_form`, private_metadata `{"request_id", "step"}`, inputs `start`/`start`,
-`end`/`end` (date pickers, first filled with the dates asked for) and `note`/`note`.
+Callback id `counter_form`, private_metadata `{"request_id", "step", "card"}`, inputs
+`start`/`start`, `end`/`end` (date pickers, first filled with the dates asked for) and
+`note`/`note`: the form's field names, which the core's refusals name too.
 """
 
 from __future__ import annotations
@@ -9,61 +10,37 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from slack_sdk.models.blocks import Block, DatePickerElement, InputBlock
-
 from agent.tools.describe import what
-from bot.slack.blocks_base import escape, plain, section
-from bot.slack.blocks_forms import LABEL_MAX, _modal, text_area
-from bot.wording import leave_dates, name_of, say
+from bot.presentation.forms import COUNTER_FIELDS, COUNTER_FORM, counter_fields, counter_form
+from bot.slack.blocks_base import escape, section
+from bot.slack.blocks_forms import form_modal
+from bot.wording import name_of
 from workflow.engine import Engine
 from workflow.models import Request
 
-CALLBACK_ID = "counter_form"
-BLOCKS = ("start", "end", "note")  # the engine's field names are the form's block ids
-
-
-def _day(name: str, label: str, value: object) -> InputBlock:
-    return InputBlock(
-        block_id=name,
-        label=plain(label, LABEL_MAX),
-        element=DatePickerElement(action_id=name, initial_date=str(value) if value else None),
-    )
+CALLBACK_ID = COUNTER_FORM
+BLOCKS = COUNTER_FIELDS  # the engine's field names are the form's block ids
 
 
 def counter_modal(
     request: Request, step: int, engine: Engine, locale: str, card: str | None = None
 ) -> dict[str, Any]:
-    """The form: the request in a line, first and last day, a note to the requester.
+    """The form under the request in a line (the modal covers the card it was opened from).
 
     `card` is where the clicked approver card is (`channel:ts`), redrawn after the Send.
     """
     who = name_of(engine, request.requester)
-    f = request.fields
-    blocks: list[Block] = [
-        section(f"*{escape(who)}* · {escape(what(request, engine.config, locale))}"),
-        section(escape(say("line.asked_dates", locale, dates=leave_dates(f, locale)))),
-        _day("start", say("form.counter.start", locale), f.get("start")),
-        _day("end", say("form.counter.end", locale), f.get("end")),
-        text_area(
-            "note",
-            say("form.counter.note", locale, who=who),
-            say("form.counter.title", locale),
-            optional=True,
-        ),
-    ]
-    return _modal(
-        CALLBACK_ID,
-        say("form.counter.title", locale),
-        say("button.send", locale),
-        say("button.cancel", locale),
-        blocks,
-        json.dumps({"request_id": request.id, "step": step, "card": card}),
+    about = section(f"*{escape(who)}* · {escape(what(request, engine.config, locale))}")
+    return form_modal(
+        counter_form(request, engine, locale),
+        about=[about],
+        private_metadata=json.dumps({"request_id": request.id, "step": step, "card": card}),
     )
 
 
 def parse_counter_form(
     view: dict[str, Any],
-) -> tuple[str, int, Any, Any, str | None, str | None]:
+) -> tuple[str, int, str | None, str | None, str | None, str | None]:
     """(request_id, step, start, end, note, card address) from a submitted counter_form view."""
     meta = json.loads(view.get("private_metadata") or "{}")
     values = (view.get("state") or {}).get("values") or {}
@@ -71,12 +48,14 @@ def parse_counter_form(
     def value(block: str, key: str) -> Any:
         return (values.get(block) or {}).get(block, {}).get(key)
 
-    note = value("note", "value")
+    got = counter_fields(
+        value("start", "selected_date"), value("end", "selected_date"), value("note", "value")
+    )
     return (
         str(meta.get("request_id") or ""),
         int(meta.get("step") or 0),
-        value("start", "selected_date"),
-        value("end", "selected_date"),
-        note.strip() if isinstance(note, str) and note.strip() else None,
+        got["start"],
+        got["end"],
+        got["note"],
         str(meta["card"]) if meta.get("card") else None,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -119,13 +119,19 @@ def _element(f: FormField) -> Any:
         action_id=f.name,
         multiline=True,
         max_length=f.max_length,
+        placeholder=placeholder,
         initial_value=f.initial if isinstance(f.initial, str) else None,
     )
 
 
-def form_modal(form: Form) -> dict[str, Any]:
-    """A presentation Form as a modal: one input block per field (block_id = its name)."""
-    blocks: list[Block] = [
+def form_modal(
+    form: Form, *, about: Sequence[Block] = (), private_metadata: str | None = None
+) -> dict[str, Any]:
+    """A presentation Form as a modal: `about` (what it is about) and the form's lead lines,
+    one input block per field (block_id = its name; Slack marks an optional one itself), its
+    notes under them."""
+    blocks: list[Block] = [*about, *(section(escape(line)) for line in form.lead)]
+    blocks += [
         InputBlock(
             block_id=f.name,
             label=plain(f.label, LABEL_MAX),
@@ -135,8 +141,9 @@ def form_modal(form: Form) -> dict[str, Any]:
         )
         for f in form.fields
     ]
-    blocks.append(context(*(escape(n) for n in form.notes)))
-    return _modal(form.form_id, form.title, form.submit, form.cancel, blocks)
+    if form.notes:
+        blocks.append(context(*(escape(n) for n in form.notes)))
+    return _modal(form.form_id, form.title, form.submit, form.cancel, blocks, private_metadata)
 
 
 def leave_modal(

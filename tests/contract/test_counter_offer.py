@@ -259,3 +259,89 @@ async def test_an_english_offer_card_keeps_its_balance_after_when_redrawn(surfac
     await s.settle()
     card = _offer_card(s, "priya", headline)
     assert "You accepted" in card and "Balance after" in card and left in card
+
+
+def _walk(node: Any):
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk(v)
+
+
+async def form_shown(s: Surface, approver: str, request_id: str) -> list[tuple[str, bool, Any]]:
+    """The suggest-dates form as `approver` sees it: (label, required, first value) per field.
+
+    The terminal's are read off its prompts ("First day (YYYY-MM-DD, Enter for 2026-12-14): ");
+    it is then sent with the dates the approver types."""
+    from bot.presentation.forms import counter_form
+    from bot.wording import say
+
+    person = s.engine.person(approver)
+    if isinstance(s, SlackSurface):
+        message = _slack_message(s, approver, buttons.COUNTER_OPEN, request_id)
+        opened = len(s.h.standin.calls("views.open"))
+        await s.h.click(person.slack_user_id or "", message, buttons.COUNTER_OPEN)
+        await s.settle()
+        [*_, call] = s.h.standin.calls("views.open")[opened:]
+        inputs = [b for b in call["view"]["blocks"] if b["type"] == "input"]
+        assert [b["block_id"] for b in inputs] == ["start", "end", "note"]
+        return [
+            (b["label"]["text"], not b.get("optional"), b["element"].get("initial_date"))
+            for b in inputs
+        ]
+    if isinstance(s, FeishuSurface):
+        message_id = _feishu_message(s, approver, buttons.COUNTER_OPEN)
+        _, reply = await s.h.sim.click(
+            person.feishu_open_id or "", message_id, buttons.COUNTER_OPEN
+        )
+        [form] = [n for n in _walk(reply["card"]) if n.get("tag") == "form"]
+        elements = form["elements"]
+        shown = []
+        for label, field in zip(elements[0:-1:2], elements[1:-1:2], strict=True):
+            assert field["name"] in ("start", "end", "note"), field
+            text = label["text"]["content"].strip("*")
+            shown.append((text, bool(field.get("required")), field.get("initial_date")))
+        return shown
+    assert isinstance(s, TerminalSurface)
+    me = s._person(approver)
+    mark = len(me.out.getvalue())
+    for req in (await s.engine.my_approvals(approver)).requests:
+        me.answers.extend(["o", "2026-12-16", "2026-12-17", ""] if req.id == request_id else ["s"])
+    await me.session.handle("/pending")
+    out = me.out.getvalue()[mark:]
+    locale = person.locale
+    req = await s.engine.get_request(request_id, approver)
+    shown = []
+    for f in counter_form(req, s.engine, locale).fields:  # each prompt, in the form's order
+        at = out.index(f.label)
+        out = out[at + len(f.label) :]
+        how = out.split("\n", 1)[0]  # the rest of its prompt line: how to answer it
+        initial = f.initial if f.initial and f.initial in how else None
+        optional = say("form.optional", locale) in how
+        shown.append((f.label, not optional, initial))
+    return shown
+
+
+@pytest.mark.parametrize("name", SURFACES)
+async def test_the_suggest_dates_form_is_the_same_on_every_surface(surfaces, name):
+    """The approver's form has the same fields, labels, required marks and first values on
+    Slack, Feishu and the terminal, in Chinese (王芳) and English (Emma): the shared form's."""
+    from bot.presentation.forms import counter_form
+
+    s = await surfaces(name)
+    for requester, approver in (("zhangsan", "wangfang"), ("priya", "emma")):
+        proposal = await s.engine.prepare_submit(requester, "leave", ASKED)
+        req = (await s.engine.confirm(proposal.pending.id, requester)).request
+        await s.settle()
+        locale = s.engine.person(approver).locale
+        form = counter_form(req, s.engine, locale)
+        expected = [(f.label, f.required, f.initial) for f in form.fields]
+        assert expected == [
+            (("开始日期", "First day")[locale == "en"], True, "2026-12-14"),
+            (("结束日期", "Last day")[locale == "en"], True, "2026-12-15"),
+            (("给张三的留言", "Note to Priya Patel")[locale == "en"], False, None),
+        ]
+        assert await form_shown(s, approver, req.id) == expected
