@@ -256,23 +256,27 @@ def test_the_chinese_confirm_line_and_step_lines_use_chinese_punctuation():
     with a line under it is joined by "——", not by the English " — … · R-…"; English keeps its own."""
     import re
 
-    done = chat("zhangsan", ["明天和后天请病假", "y"])
-    assert done.returncode == 0, done.stderr
-    line = next(x for x in done.stdout.splitlines() if "（已确认：" in x)
-    assert re.fullmatch(
-        r".*（已确认：病假，2026年12月3日 周四 至 12月4日 周五（2 个工作日）"
-        r"——审批中：待 王芳 审批（直属主管）（R-[0-9A-Z]+））",
-        line,
-    ), line
-    assert " — " not in line and " · " not in line
-    done = chat("oliver", ["I'm sick tomorrow", "y"])
-    assert done.returncode == 0, done.stderr
-    line = next(x for x in done.stdout.splitlines() if "(Confirmed: " in x)
-    assert re.fullmatch(
-        r".*\(Confirmed: Sick leave, Thu 3 Dec 2026 \(1 working day\) — "
-        r"Pending: with Emma Clarke \(Manager\) \(R-[0-9A-Z]+\)\)",
-        line,
-    ), line
+    for who, ask, said, expected in (
+        (
+            "zhangsan",
+            "明天和后天请病假",
+            "（已确认：",
+            r".*（已确认：病假，2026年12月3日 周四 至 12月4日 周五（2 个工作日）"
+            r"——审批中：待 王芳 审批（直属主管）（R-[0-9A-Z]+））",
+        ),
+        (
+            "oliver",
+            "I'm sick tomorrow",
+            "(Confirmed: ",
+            r".*\(Confirmed: Sick leave, Thu 3 Dec 2026 \(1 working day\) — "
+            r"Pending: with Emma Clarke \(Manager\) \(R-[0-9A-Z]+\)\)",
+        ),
+    ):
+        done = chat(who, [ask, "y"])
+        assert done.returncode == 0, done.stderr
+        line = next(x for x in done.stdout.splitlines() if said in x)
+        assert re.fullmatch(expected, line), line
+        assert who != "zhangsan" or (" — " not in line and " · " not in line)
 
 
 def test_a_balance_asked_in_chinese_is_read_once():

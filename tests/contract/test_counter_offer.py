@@ -25,6 +25,7 @@ from tests.contract.surfaces import (
     live,
 )
 from tests.contract.test_contract import approver_card
+from tests.slack.test_blocks import walk
 from workflow.counter import Dates
 from workflow.models import CounterStatus, RequestStatus
 
@@ -261,16 +262,6 @@ async def test_an_english_offer_card_keeps_its_balance_after_when_redrawn(surfac
     assert "You accepted" in card and "Balance after" in card and left in card
 
 
-def _walk(node: Any):
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from _walk(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _walk(v)
-
-
 async def form_shown(s: Surface, approver: str, request_id: str) -> list[tuple[str, bool, Any]]:
     """The suggest-dates form as `approver` sees it: (label, required, first value) per field.
 
@@ -297,7 +288,7 @@ async def form_shown(s: Surface, approver: str, request_id: str) -> list[tuple[s
         _, reply = await s.h.sim.click(
             person.feishu_open_id or "", message_id, buttons.COUNTER_OPEN
         )
-        [form] = [n for n in _walk(reply["card"]) if n.get("tag") == "form"]
+        [form] = [n for n in walk(reply["card"]) if n.get("tag") == "form"]
         elements = form["elements"]
         shown = []
         for label, field in zip(elements[0:-1:2], elements[1:-1:2], strict=True):
