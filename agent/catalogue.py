@@ -9,6 +9,12 @@ from __future__ import annotations
 
 CATALOGUE: dict[str, tuple[str, str]] = {
     # refusals by the engine, as the answer says them (agent/refusals.py)
+    # a reminder asked for again too soon (agent/refusals.py): when the next one may go
+    "refusal.too_soon": (
+        "A reminder for this request was already sent; the next one can go after {at} "
+        "(at most one every {hours} hours).",
+        "这个申请刚催办过，下次最早可在 {at}发送（每 {hours} 小时最多一次）。",
+    ),
     "refusal.overlap": (
         "You already have leave awaiting approval on {dates}; withdraw it or choose other days.",
         "你在{dates}已有待审批的请假，请先撤回或换其他日期。",
@@ -339,7 +345,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "planner.signed_in_user": ("the signed-in user", "当前用户"),
     "planner.or_last": ("{items} or {last}", "{items}、{last}"),
     "word.and_sep": (" and ", "、"),
-    # a step inside a sentence (bot/wording.py), a zone named by its city (bot/presentation/times.py)
+    # a step inside a sentence (bot/wording.py), a zone named by its city (agent/i18n.py)
     "wording.step_phrase": ("step {n} of {total}", "第 {n}/{total} 步"),
     "wording.step_phrase.named": ("step {n} of {total} ({name})", "第 {n}/{total} 步，{name}"),
     "time.zone_city": ("{city} time", "{city}时间"),

@@ -1,10 +1,10 @@
-"""Dates, date ranges, day counts and amounts of money as a person reads them; the words come
-from the catalogue."""
+"""Dates, moments, date ranges, day counts and amounts of money as a person reads them; the
+words come from the catalogue."""
 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime, tzinfo
 
 from agent.catalogue import say
 
@@ -37,6 +37,51 @@ def fmt_day(d: date, locale: str) -> str:
     if locale == "zh":
         return fmt_date(d, locale, year=False)
     return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {d:%b}"
+
+
+def fmt_moment(local: datetime, locale: str, now: datetime | None = None) -> str:
+    """'Wed 2 Dec, 17:33 (London time)' / '12月2日 周三 17:33（伦敦时间）': a moment in the zone
+    it is given in, that zone named; the year named when not `now`'s (or `now` is not given).
+    Its day is always named: what is read later must not say "today"."""
+    this_year = now is not None and now.year == local.year
+    day = fmt_day(local.date(), locale) if this_year else fmt_date(local.date(), locale)
+    zone = zone_name(local.tzinfo, locale, local)
+    return say("time.at", locale, day=day, time=f"{local:%H:%M}", zone=zone)
+
+
+# Chinese names for the zones people are likely to be in; other zones show their city.
+_ZH_ZONES = {
+    "Asia/Shanghai": "北京时间",
+    "Asia/Chongqing": "北京时间",
+    "Asia/Hong_Kong": "香港时间",
+    "Asia/Taipei": "台北时间",
+    "Asia/Singapore": "新加坡时间",
+    "Asia/Tokyo": "东京时间",
+    "Asia/Seoul": "首尔时间",
+    "Asia/Kolkata": "印度时间",
+    "Europe/London": "伦敦时间",
+    "Europe/Paris": "巴黎时间",
+    "Europe/Berlin": "柏林时间",
+    "America/New_York": "纽约时间",
+    "America/Chicago": "芝加哥时间",
+    "America/Los_Angeles": "洛杉矶时间",
+    "Australia/Sydney": "悉尼时间",
+    "UTC": "UTC",
+}
+
+
+def zone_name(zone: tzinfo | None, locale: str, at: datetime | None = None) -> str:
+    """'London time', 'New York time', '北京时间'; the UTC offset for a zone without a name."""
+    key = getattr(zone, "key", None)
+    if key is None:
+        offset = at.strftime("%z") if at is not None and at.tzinfo is not None else ""
+        return f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    if locale == "zh" and key in _ZH_ZONES:
+        return _ZH_ZONES[key]
+    if key in ("UTC", "Etc/UTC"):
+        return "UTC"
+    city = key.rsplit("/", 1)[-1].replace("_", " ")
+    return say("time.zone_city", locale, city=city)
 
 
 def fmt_day_month(d: date, locale: str) -> str:

@@ -6,12 +6,18 @@ person sees in a chat, a step line or a form comes from here, in their language.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from agent.catalogue import CATALOGUE, say
-from agent.i18n import fmt_date, fmt_range, in_sentence
+from agent.i18n import fmt_date, fmt_moment, fmt_range, in_sentence
 from workflow.config import FieldDef
-from workflow.errors import FieldProblem, OverlappingLeave, ValidationFailed, WorkflowError
+from workflow.errors import (
+    FieldProblem,
+    OverlappingLeave,
+    TooSoon,
+    ValidationFailed,
+    WorkflowError,
+)
 from workflow.models import LeaveEntry
 
 
@@ -22,6 +28,10 @@ def refusal_text(e: WorkflowError, locale: str) -> str:
         dates = fmt_range(leave.start, leave.end, leave.start_half, leave.end_half, locale)
         code = "refusal.overlap.approved" if leave.status.value == "approved" else "refusal.overlap"
         return say(code, locale, dates=dates)
+    next_at, now = e.details.get("next_at"), e.details.get("now")
+    if isinstance(e, TooSoon) and isinstance(next_at, datetime):
+        at = fmt_moment(next_at, locale, now if isinstance(now, datetime) else None)
+        return say("refusal.too_soon", locale, at=at, hours=e.details.get("hours", "?"))
     if isinstance(e, ValidationFailed) and e.problems:
         return "\n".join(problem_text(p, locale) for p in e.problems.values())
     return e.localized(locale)

@@ -642,13 +642,17 @@ class Engine(Queries):
                 zh=f"申请 {req.id} 已{_STATUS_ZH[req.status]}，无需催办。",
             )
         gap = timedelta(hours=self.process(req.process).reminder_min_interval_hours)
-        if req.last_reminded_at is not None and self._now(actor) < req.last_reminded_at + gap:
+        now = self._now(actor)
+        if req.last_reminded_at is not None and now < req.last_reminded_at + gap:
             next_at = (req.last_reminded_at + gap).astimezone(self.directory.timezone_of(actor))
-            raise TooSoon(
+            hours = f"{gap.total_seconds() / 3600:g}"
+            raise TooSoon(  # people read it from agent/refusals.py, in their words and zone
                 f"A reminder was already sent for request {req.id}; the next one can go after "
-                f"{next_at:%Y-%m-%d %H:%M} (at most one every {gap.total_seconds() / 3600:g} hours).",
-                zh=f"申请 {req.id} 刚催办过，下次最早可在 {next_at:%Y-%m-%d %H:%M} 发送（每 {gap.total_seconds() / 3600:g} 小时最多一次）。",
-                next_at=next_at.isoformat(),
+                f"{next_at:%Y-%m-%d %H:%M %Z} (at most one every {hours} hours).",
+                zh=f"申请 {req.id} 刚催办过，下次最早可在 {next_at:%Y-%m-%d %H:%M %Z} 发送（每 {hours} 小时最多一次）。",
+                next_at=next_at,
+                now=now,
+                hours=hours,
             )
 
     async def _remind_once(

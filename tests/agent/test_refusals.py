@@ -14,6 +14,7 @@ from agent.loop import Agent
 from agent.memory import ThreadMemory
 from agent.planner import OfflinePlanner
 from bot.presentation.steps import step_output
+from tests.helpers import submitted
 from workflow.clock import FixedClock
 from workflow.config import load_config
 from workflow.engine import Engine
@@ -63,3 +64,34 @@ async def test_an_overlap_is_said_once_with_dates_and_no_id(env, actor, first, a
     assert final.text.splitlines()[0] == answer
     assert final.text.count(answer) == 1 and answer not in step
     assert not ID_OR_ISO.search(final.text) and not ID_OR_ISO.search(step)
+
+
+@pytest.mark.parametrize(
+    ("actor", "ask", "answer"),
+    [
+        (
+            "zhangsan",
+            "催一下",
+            "这个申请刚催办过，下次最早可在 12月2日 周三 13:00（北京时间）发送（每 4 小时最多一次）。",
+        ),
+        (
+            "oliver",
+            "remind my approver",
+            "A reminder for this request was already sent; the next one can go after "
+            "Wed 2 Dec, 13:00 (London time) (at most one every 4 hours).",
+        ),
+    ],
+)
+async def test_a_reminder_too_soon_says_when_in_the_readers_words_and_zone(env, actor, ask, answer):
+    """A second reminder within the hours allowed is refused with when the next may go, as
+    cards write a moment: the day, the time and the zone named, no id, no ISO timestamp."""
+    engine, agent = env
+    fields = {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-15"}
+    req = await submitted(engine, actor, fields)
+    p = await engine.prepare_remind(actor, req.id)
+    await engine.confirm(p.pending.id, actor)
+    events = [e async for e in agent.run(f"{actor}:remind", actor, ask)]
+    final = events[-1]
+    assert isinstance(final, FinalAnswer)
+    assert answer in final.text, final.text
+    assert not ID_OR_ISO.search(final.text)
