@@ -42,6 +42,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "line.step_with.only": ("with {who} ({name})", "待 {who} 审批（{name}）"),
     "line.whose": ("{who}: {what}", "{who}：{what}"),
     "line.status_where": ("{status}: {where}", "{status}：{where}"),
+    "line.then": ("Then: {who} ({step})", "之后：{who}（{step}）"),
     # the leave form (bot/presentation/forms.py; labels of fields the process does not define)
     "form.leave.title": ("Request leave", "请假申请"),
     "form.leave.leave_type": ("Type of leave", "假期类型"),

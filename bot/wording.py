@@ -527,6 +527,23 @@ def _open_step_line(req: Request, engine: Engine, locale: str) -> str | None:
     return say("wording.open_step_line.1", locale, holder=holder, phrase=phrase)
 
 
+def chain_rest(
+    req: Request, step: Step, engine: Engine, locale: str, sentence: str
+) -> tuple[str, ...]:
+    """What a request's chain adds to a sentence that names who has its open `step`: the count
+    ('Step 1 of 2 (Manager)') when the sentence leaves it out, and who comes next ('Then: 刘洋
+    (HR)'); nothing on a one-step chain."""
+    total, lines = len(req.steps), []
+    if total > 1 and step_phrase(step.index, total, None, locale) not in sentence:
+        lines.append(step_of(step.index, total, step_name(step, locale), locale))
+    later = req.steps[step.index + 1 :]
+    nxt = next((s for s in later if s.status is StepStatus.WAITING and not s.auto_approve), None)
+    if nxt is not None:
+        who = name_of(engine, nxt.approver)
+        lines.append(say("line.then", locale, who=who, step=step_name(nxt, locale)))
+    return tuple(lines)
+
+
 def headline(
     event_type: str, req: Request, engine: Engine, locale: str, data: dict[str, Any]
 ) -> tuple[str, str]:

@@ -221,9 +221,10 @@ async def test_where_a_request_is_reads_as_words_not_a_status_code(engine: Engin
     )
     step = req.open_step()
     london = Reader.of(engine.person("oliver"))
-    open_card = to_text(requests.requester_notice("request_submitted", req, engine, london, {}))
+    emma = Reader.of(engine.person("emma"))
+    declined = {"accepted": False}  # "Oliver Smith declined your suggested dates": where it is
+    open_card = to_text(requests.requester_notice("counter_answered", req, engine, emma, declined))
     assert "Pending: with Emma Clarke (Manager)" in open_card, open_card
-    assert "Your request went to Emma Clarke (Manager)." in open_card, open_card
     assert "of 1" not in open_card and "1/1" not in to_text(
         requests.requester_notice(
             "request_submitted", req, engine, Reader.of(engine.person("oliver"), "zh"), {}
@@ -236,8 +237,9 @@ async def test_where_a_request_is_reads_as_words_not_a_status_code(engine: Engin
     five = await submitted(
         engine, "oliver", {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-25"}
     )
-    long_card = to_text(requests.requester_notice("request_submitted", five, engine, london, {}))
-    assert "Pending: step 1 of 2 (Manager) with Emma Clarke" in long_card, long_card
+    first = await engine.decide(five.id, 0, "emma", "approve")
+    long_card = to_text(requests.approval_card_closed(first, engine, london, 0))
+    assert "Pending: step 2 of 2 (HR) with 刘洋" in long_card, long_card
 
 
 async def test_the_approvers_card_says_86_40_on_every_surface(engine: Engine):
@@ -461,3 +463,53 @@ async def test_a_decided_card_says_its_status_once_on_every_surface(engine: Engi
                 for surface, text in shown.items():
                     assert text.lower().count(word[locale]) == 1, (surface, text)
                     assert card.context[-1].endswith(done.id), card.context
+
+
+async def test_a_notice_says_where_the_request_is_once_on_every_surface(engine: Engine):
+    """ "Your request went to Emma Clarke (Manager)." is no longer followed by "Pending: with Emma
+    Clarke (Manager)" (nor "你的申请已提交给 王芳（直属主管）审批。" by "审批中：待 王芳 审批"): the
+    small line keeps what it adds — the submitted time and id; on two steps the count when the
+    sentence leaves it out, and who comes next. Submitted, escalated, reminded and redrawn
+    notices alike, on Slack, Feishu and the terminal, in English and Chinese."""
+    from bot.conversation.lifecycle import state_line
+
+    for who, approver, locale in (("oliver", "emma", "en"), ("zhangsan", "wangfang", "zh")):
+        rd = Reader.of(engine.person(who), locale)
+        holder, pending = engine.person(approver).name, {"en": "Pending", "zh": "审批中"}[locale]
+        count, then = {
+            "en": ("step 1 of 2", "Then: 刘洋 (HR)"),
+            "zh": ("第 1/2 步", "之后：刘洋（人事）"),
+        }[locale]
+        for start, end in (("2026-12-14", "2026-12-14"), ("2026-12-21", "2026-12-25")):
+            req = await submitted(engine, who, {"leave_type": "annual", "start": start, "end": end})
+            two = len(req.steps) == 2
+            notices = [
+                requests.requester_notice(event, req, engine, rd, data)
+                for event, data in (
+                    ("request_submitted", {}),
+                    ("step_escalated", {}),
+                    ("reminder_sent", {"assignee": approver}),
+                )
+            ]
+            if two:  # the submitted notice redrawn once the first step is approved
+                first = await engine.decide(req.id, 0, approver, "approve")
+                told = ("info", state_line(first, engine, locale))
+                redrawn = requests.requester_notice(
+                    "request_submitted", first, engine, rd, {}, told=told
+                )
+                notices.append(redrawn)
+            for card in notices:
+                shown = {
+                    "terminal": to_text(card),
+                    "slack": json.dumps(blocks.render(card).blocks, ensure_ascii=False),
+                    "feishu": json.dumps(cards.render(card), ensure_ascii=False),
+                }
+                for surface, text in shown.items():
+                    where = (surface, text)
+                    assert pending not in text and text.count(req.id) == 1, where
+                    if card is not notices[-1] or not two:
+                        assert text.count(holder) == 1, where
+                        assert text.lower().count(count) == (1 if two else 0), where
+                        assert (then in text) is two, where
+                    else:  # "Approved by Emma Clarke …; now waiting for 刘洋 (step 2 of 2)"
+                        assert text.count("刘洋") == 1 and then not in text, where

@@ -48,13 +48,28 @@ _TOLD_STATUS = {
 def status_context(
     req: Request, engine: Engine, rd: Reader, outcome: str, sentence: str
 ) -> tuple[str, ...]:
-    """A card's small last lines: where the request is now, unless its sentence said that
-    already (a request that ended as the sentence tells: "Approved by 王芳" over "Approved"
-    says it twice), then when it was submitted and its id."""
-    where = where_it_is(req, engine.directory, rd.locale)
-    ended = req.open_step() is None and _TOLD_STATUS.get(outcome) is req.status
-    said = ended or where in sentence
-    return (*(() if said else (where,)), wording.id_line(req, engine, rd))
+    """A card's small last lines: where the request is now, as far as its sentence has not said
+    it, then when it was submitted and its id. A request that ended as the sentence tells
+    ("Approved by 王芳" over "Approved") says nothing more; one the sentence names the holder of
+    ("went to Emma Clarke (Manager)" over "Pending: with Emma Clarke (Manager)") keeps only what
+    the chain adds: the step count if the sentence left it out, and who comes next."""
+    return (
+        *_unsaid_where(req, engine, rd.locale, outcome, sentence),
+        wording.id_line(req, engine, rd),
+    )
+
+
+def _unsaid_where(
+    req: Request, engine: Engine, locale: str, outcome: str, sentence: str
+) -> tuple[str, ...]:
+    where = where_it_is(req, engine.directory, locale)
+    step = req.open_step()
+    if step is None:
+        ended = _TOLD_STATUS.get(outcome) is req.status
+        return () if ended or where in sentence else (where,)
+    if name_of(engine, step.assignee or step.approver) not in sentence:
+        return (where,)
+    return wording.chain_rest(req, step, engine, locale, sentence)
 
 
 def _facts(
