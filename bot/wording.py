@@ -497,12 +497,14 @@ def decision_text(
             if rejected is not None:
                 return decision_text(req, rejected.index, engine, rd)
         case StepStatus.PENDING if req.current_step == index:
+            holder = name_of(engine, step.assignee)
+            routed = routed_text(step, engine, locale)
+            if routed is not None and holder in routed:  # "…; escalated to David Chen." says it
+                return "reassigned", routed
             text = say(
-                "wording.decision_text.reassigned_to",
-                locale,
-                name_of_engine_step_assignee=name_of(engine, step.assignee),
+                "wording.decision_text.reassigned_to", locale, name_of_engine_step_assignee=holder
             )
-            if (routed := routed_text(step, engine, locale)) is not None:
+            if routed is not None:
                 text += say("wording.decision_text.10", locale, routed=routed)
             return "reassigned", text
     return "open", where_it_is(req, engine.directory, locale)

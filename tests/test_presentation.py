@@ -513,3 +513,29 @@ async def test_a_notice_says_where_the_request_is_once_on_every_surface(engine: 
                         assert (then in text) is two, where
                     else:  # "Approved by Emma Clarke …; now waiting for 刘洋 (step 2 of 2)"
                         assert text.count("刘洋") == 1 and then not in text, where
+
+
+async def test_a_moved_step_names_its_new_holder_once_on_every_surface(engine: Engine):
+    """王芳's card once her step went to David: "No decision by 王芳 within 48 working hours;
+    escalated to David Chen." — not "Reassigned to David Chen — …; escalated to David Chen." over
+    "Pending: with David Chen (Manager)" — on Slack, Feishu and the terminal, in both languages."""
+    from workflow.models import RoutedReason
+
+    req = await submitted(
+        engine, "zhangsan", {"leave_type": "annual", "start": "2026-12-14", "end": "2026-12-14"}
+    )
+    moved = req.model_copy(deep=True)
+    moved.steps[0].assignee = "david"
+    reason = {"code": "escalated", "from": "wangfang", "to": "david", "hours": 48.0}
+    moved.steps[0].routed_reason = RoutedReason.model_validate(reason)
+    for locale, said in (("en", "escalated to David Chen."), ("zh", "已上报 David Chen 审批。")):
+        card = requests.approval_card_closed(
+            moved, engine, Reader.of(engine.person("wangfang"), locale), 0
+        )
+        assert card.body[-1].text.endswith(said), card.body
+        for text in (
+            to_text(card),
+            json.dumps(blocks.render(card).blocks, ensure_ascii=False),
+            json.dumps(cards.render(card), ensure_ascii=False),
+        ):
+            assert text.count("David Chen") == 1, text
