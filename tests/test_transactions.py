@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import fakeredis
+import pytest
 import redis.exceptions
 
 from tests.helpers import CountingRedis
-from workflow.transactions import hset_for, transact
+from workflow.transactions import Group, hset_for, transact
 
 
 async def test_the_transactions_of_one_tick_go_in_one_round_trip():
@@ -45,12 +46,39 @@ async def test_a_command_that_fails_fails_its_own_caller_only():
     assert await client.hget("ok1", "f") == "1" and await client.hget("ok2", "f") == "1"
 
 
+@pytest.mark.parametrize(
+    "refused",
+    [
+        pytest.param(lambda pipe: pipe.execute_command("HSET", "k"), id="wrong-arity"),
+        pytest.param(hset_for("k", "f", None, None), id="cannot-encode"),  # type: ignore[arg-type]
+    ],
+)
+async def test_a_command_redis_refuses_to_queue_fails_its_own_caller_and_the_others_land(
+    refused: Group,
+):
+    """A command Redis will not queue (EXECABORT) or redis-py cannot write aborts the tick's
+    MULTI as a whole: each caller is sent again on its own, so only the one at fault fails."""
+    client = fakeredis.FakeAsyncRedis(decode_responses=True)
+    async with asyncio.timeout(2):
+        results = await asyncio.gather(
+            transact(client, hset_for("ok1", "f", "1", None)),
+            transact(client, refused),
+            transact(client, hset_for("ok2", "f", "1", None), hset_for("ok3", "f", "1", 60)),
+            return_exceptions=True,
+        )
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], redis.exceptions.ResponseError | redis.exceptions.DataError)
+    assert [await client.hget(k, "f") for k in ("ok1", "ok2", "ok3")] == ["1", "1", "1"]
+    assert not await client.exists("k")
+
+
 async def test_a_redis_that_cannot_be_reached_fails_every_caller_of_the_tick():
     server = fakeredis.FakeServer()
     server.connected = False
     client = fakeredis.FakeAsyncRedis(server=server)
-    results = await asyncio.gather(
-        *(transact(client, hset_for(f"k{i}", "f", "1", None)) for i in range(3)),
-        return_exceptions=True,
-    )
+    async with asyncio.timeout(2):  # a caller left waiting fails here instead of hanging
+        results = await asyncio.gather(
+            *(transact(client, hset_for(f"k{i}", "f", "1", None)) for i in range(3)),
+            return_exceptions=True,
+        )
     assert all(isinstance(r, redis.exceptions.ConnectionError) for r in results)

@@ -10,8 +10,10 @@ On one Redis, the transactions of every caller in one event-loop tick go in one 
 (workflow/ticks.py): a runner's turns save their memory, cards and journals many to a tick,
 and each used to be a round trip of its own. Each caller still gets its own outcome: an error
 in one of its commands is raised to it alone (Redis runs a transaction's other commands
-either way); an error Redis gives the whole MULTI (a command it refused to queue, a lost
-connection) is raised to every caller of that tick.
+either way). A MULTI Redis refused as a whole (a command it would not queue: EXECABORT) or
+that could not be written (a value redis-py cannot encode) applied nothing, so each caller's
+transaction is then sent again on its own: the caller at fault is told its error, the others'
+writes land. A lost connection is raised to every caller of that tick.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import DataError, ResponseError
 
 from workflow.ticks import TickBatch
 
@@ -61,13 +64,20 @@ def _send_with(
         """The calls' groups in one MULTI; per call, None or the first error among its replies."""
         client = ref()
         assert client is not None, "a batch outlived its client"
-        async with client.pipeline(transaction=True) as pipe:
-            ends = []
-            for groups in calls:
-                for group in groups:
-                    group(pipe)
-                ends.append(len(pipe))
-            replies = await pipe.execute(raise_on_error=False)
+        try:
+            async with client.pipeline(transaction=True) as pipe:
+                ends = []
+                for groups in calls:
+                    for group in groups:
+                        group(pipe)
+                    ends.append(len(pipe))
+                replies = await pipe.execute(raise_on_error=False)
+        except (ResponseError, DataError):
+            # (with raise_on_error=False, only a MULTI that never ran raises these: nothing
+            # was applied) each caller alone, so only the one at fault is told
+            return list(
+                await asyncio.gather(*(_multi(client, *g) for g in calls), return_exceptions=True)
+            )
         out: list[BaseException | None] = []
         start = 0
         for end in ends:
