@@ -202,3 +202,21 @@ async def test_a_finish_that_fails_tells_every_turn_of_its_batch():
     server.connected = False
     results = await asyncio.gather(*(queue.finish(t, "tok") for t in turns), return_exceptions=True)
     assert all(isinstance(r, redis_errors.ConnectionError) for r in results)
+
+
+async def test_an_acquire_sent_again_gets_the_same_answer_and_counts_one_attempt():
+    """The client retries a call whose reply it lost: the acquire ran already and holds the
+    leases under its tokens. Sent again, it must answer the same, not "held by another
+    runner" (each turn would wait out its own lease and come back an attempt further on)."""
+    redis = fakeredis.FakeAsyncRedis(decode_responses=True)
+    queue = TurnQueue(redis, "acme")
+    await queue.ensure_group()
+    for i, thread in enumerate(["t0", "t1", "t0"]):
+        await _enqueue(queue, f"ev{i}", thread)
+    turns = await queue.read("c", 10)
+    calls = [(t, f"tok-{t.id}", 10_000) for t in turns]
+    first = await queue._acquire_all(calls)
+    again = await queue._acquire_all(calls)  # the same script call, replayed
+    assert first == again == [1, 1, -1]
+    assert await redis.hgetall("{turns:acme}:attempts") == {turns[0].id: "1", turns[1].id: "1"}
+    assert await queue.acquire(turns[0], "another-runner", 10_000) == 0  # still held

@@ -352,7 +352,9 @@ class TurnRunner:
             event.set()
 
     async def _execute(self, turn: Turn) -> None:
-        token = f"{self.consumer}:{turn.id}"
+        # one run of this turn: a lease held under it is this run's (stream.py's _ACQUIRE
+        # answers a replayed acquire from it), never an earlier run's of the same runner
+        token = f"{self.consumer}:{turn.id}:{os.urandom(3).hex()}"
         try:
             await self._after_acks()  # a turn read during a burst starts once it is acked
             handler = self.handlers.get(turn.platform)

@@ -49,10 +49,13 @@ return id
 # (the turns a runner starts in one loop tick, in one call; every key is in the queue's slot)
 # → per turn, n ≥ 1: the lease is ours and this is attempt n; 0: another runner holds the
 #   thread; -1: an older entry of the thread goes first; -2: the entry is done already (or unknown)
+# Safe to replay (the client retries a call whose reply was lost): a lease already held under
+# the same token (a token is one run of one turn) answers the attempt it was taken for.
 _ACQUIRE = """
 local out = {}
 for t = 1, #ARGV / 3 do
-  local order, lease, id = KEYS[2 * t + 1], KEYS[2 * t + 2], ARGV[3 * t - 2]
+  local order, lease = KEYS[2 * t + 1], KEYS[2 * t + 2]
+  local id, token = ARGV[3 * t - 2], ARGV[3 * t - 1]
   local first = redis.call('LINDEX', order, 0)
   while first and first ~= id and #redis.call('XRANGE', KEYS[2], first, first) == 0 do
     redis.call('LREM', order, 1, first)  -- an id whose entry is gone must not block the thread
@@ -62,7 +65,9 @@ for t = 1, #ARGV / 3 do
     out[t] = -2
   elseif first ~= id then
     out[t] = redis.call('LPOS', order, id) and -1 or -2
-  elseif not redis.call('SET', lease, ARGV[3 * t - 1], 'NX', 'PX', ARGV[3 * t]) then
+  elseif redis.call('GET', lease) == token then  -- this same call, sent again
+    out[t] = tonumber(redis.call('HGET', KEYS[1], id)) or redis.call('HINCRBY', KEYS[1], id, 1)
+  elseif not redis.call('SET', lease, token, 'NX', 'PX', ARGV[3 * t]) then
     out[t] = 0
   else
     out[t] = redis.call('HINCRBY', KEYS[1], id, 1)
