@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import fakeredis
 import pytest
 import redis.exceptions
+from redis.asyncio.client import Pipeline
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from tests.helpers import CountingRedis
 from workflow.transactions import Group, hset_for, transact
@@ -82,3 +86,32 @@ async def test_a_redis_that_cannot_be_reached_fails_every_caller_of_the_tick():
             return_exceptions=True,
         )
     assert all(isinstance(r, redis.exceptions.ConnectionError) for r in results)
+
+
+async def test_a_multi_whose_reply_is_lost_is_not_sent_again(monkeypatch: pytest.MonkeyPatch):
+    """Redis ran the MULTI and the reply was lost: the client's Retry must not send it again
+    (a thread's history would get its message twice); its callers are told instead."""
+    client = fakeredis.FakeAsyncRedis(decode_responses=True)
+    client.connection_pool.connection_kwargs["retry"] = Retry(NoBackoff(), 3)  # as connect's
+    ran = Pipeline._execute_transaction
+    lost = [True]
+
+    async def reply_lost(self: Pipeline, *args: Any, **kwargs: Any) -> Any:
+        replies = await ran(self, *args, **kwargs)
+        if lost:
+            lost.pop()
+            raise redis.exceptions.ConnectionError("reply lost")
+        return replies
+
+    monkeypatch.setattr(Pipeline, "_execute_transaction", reply_lost)
+    async with asyncio.timeout(2):
+        results = await asyncio.gather(
+            transact(client, lambda pipe: pipe.rpush("history", "hello")),
+            transact(client, hset_for("k", "f", "1", None)),
+            return_exceptions=True,
+        )
+    assert all(isinstance(r, redis.exceptions.ConnectionError) for r in results)
+    assert await client.lrange("history", 0, -1) == ["hello"]  # made once
+    conn = await client.connection_pool.get_connection()
+    assert conn.retry.get_retries() == 3  # the client's other calls keep their Retry
+    await client.connection_pool.release(conn)

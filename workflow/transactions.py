@@ -14,6 +14,10 @@ either way). A MULTI Redis refused as a whole (a command it would not queue: EXE
 that could not be written (a value redis-py cannot encode) applied nothing, so each caller's
 transaction is then sent again on its own: the caller at fault is told its error, the others'
 writes land. A lost connection is raised to every caller of that tick.
+
+Such a MULTI is sent once: the client's Retry (workflow/store.py's connect) would send it again
+when its reply is lost, after Redis ran it, and a transaction's RPUSH (a thread's history) would
+be made twice. A lost reply fails its callers instead (a turn is run again from its journal).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import DataError, ResponseError
 
 from workflow.ticks import TickBatch
@@ -71,12 +77,12 @@ def _send_with(
                     for group in groups:
                         group(pipe)
                     ends.append(len(pipe))
-                replies = await pipe.execute(raise_on_error=False)
+                replies = await _execute_once(pipe, raise_on_error=False)
         except (ResponseError, DataError):
             # (with raise_on_error=False, only a MULTI that never ran raises these: nothing
             # was applied) each caller alone, so only the one at fault is told
             return list(
-                await asyncio.gather(*(_multi(client, *g) for g in calls), return_exceptions=True)
+                await asyncio.gather(*(_once(client, g) for g in calls), return_exceptions=True)
             )
         out: list[BaseException | None] = []
         start = 0
@@ -86,6 +92,30 @@ def _send_with(
         return out
 
     return send
+
+
+_NO_RETRY = Retry(NoBackoff(), 0)
+
+
+async def _execute_once(pipe: Any, *, raise_on_error: bool) -> list[Any]:
+    """`pipe.execute`, never sent twice: the pipeline's connection goes without its client's
+    Retry for this call (a lost reply raises instead of sending the MULTI again)."""
+    if pipe.connection is None:
+        pipe.connection = await pipe.connection_pool.get_connection()  # (released by its reset)
+    conn = pipe.connection
+    retry, conn.retry = conn.retry, _NO_RETRY
+    try:
+        return list(await pipe.execute(raise_on_error=raise_on_error))
+    finally:
+        conn.retry = retry
+
+
+async def _once(redis: aioredis.Redis, groups: Sequence[Group]) -> None:
+    """The groups in one MULTI, sent once: all or nothing, and never twice."""
+    async with redis.pipeline(transaction=True) as pipe:
+        for group in groups:
+            group(pipe)
+        await _execute_once(pipe, raise_on_error=True)
 
 
 async def _multi(redis: Any, *groups: Group) -> None:
