@@ -200,7 +200,10 @@ async def test_a_finish_that_fails_tells_every_turn_of_its_batch():
         await _enqueue(queue, f"ev{i}", f"t{i}")
     turns = await queue.read("c", 10)
     server.connected = False
-    results = await asyncio.gather(*(queue.finish(t, "tok") for t in turns), return_exceptions=True)
+    async with asyncio.timeout(2):  # a turn left waiting fails here instead of hanging
+        results = await asyncio.gather(
+            *(queue.finish(t, "tok") for t in turns), return_exceptions=True
+        )
     assert all(isinstance(r, redis_errors.ConnectionError) for r in results)
 
 
