@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import fakeredis
+import pytest
 
 from bot.queue import RunnerLimits, Turn, TurnJournal, TurnQueue, TurnRunner
 from bot.tasks import BackgroundTasks
-from workflow.keys import turn_lease
+from workflow.keys import turn_attempts, turn_lease
 
 
 class Slow:
@@ -106,3 +107,53 @@ async def test_a_failed_turns_lease_is_not_renewed_while_it_waits_to_retry():
     assert runner.tasks is not None
     await runner.tasks.idle()
     assert sorted(handler.ran) == ["t1", "t2"]
+
+
+async def _one_turn(thread: str = "t1") -> tuple[TurnQueue, Turn]:
+    queue = TurnQueue(fakeredis.FakeAsyncRedis(decode_responses=True), "acme")
+    await queue.ensure_group()
+    await queue.enqueue("test", f"ev-{thread}", "dm", thread, {}, seen_ttl_s=60)
+    (turn,) = await queue.read("c", 10)
+    return queue, turn
+
+
+async def test_an_acquire_cancelled_on_its_way_gives_back_what_it_took():
+    """Shutdown while a turn's acquire waits in its batch: the batch is sent anyway and takes
+    the lease; the runner gives it back and the attempt does not count."""
+    queue, turn = await _one_turn()
+    runner = TurnRunner(queue, limits=RunnerLimits(lease_s=5))
+    acquiring = asyncio.ensure_future(runner._acquire(turn, "tok"))
+    await asyncio.sleep(0)  # queued in this tick's batch
+    acquiring.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await acquiring
+    assert await queue.redis.get(turn_lease("acme", "t1")) is None
+    assert await queue.redis.hget(turn_attempts("acme"), turn.id) in (None, "0")
+    assert await queue.acquire(turn, "next", 5000) == 1  # the next run is its first attempt
+
+
+async def test_a_release_refunds_only_an_attempt_whose_lease_it_holds_and_only_once():
+    queue, turn = await _one_turn()
+    assert await queue.acquire(turn, "tok", 5000) == 1
+    await queue.release(turn, "not-ours", refund=True)
+    assert await queue.redis.hget(turn_attempts("acme"), turn.id) == "1"
+    for _ in range(2):  # (the second: the client sending it again after a lost reply)
+        await queue.release(turn, "tok", refund=True)
+    assert await queue.redis.hget(turn_attempts("acme"), turn.id) == "0"
+    assert await queue.redis.get(turn_lease("acme", "t1")) is None
+
+
+async def test_a_renewal_that_arrives_after_its_turn_finished_does_not_hold_the_thread():
+    """A lease that ran out is taken back while its turn still heads the thread; once the turn
+    is finished, a late renewal leaves the thread free for its next turn."""
+    queue, turn = await _one_turn()
+    await queue.enqueue("test", "ev-next", "dm", "t1", {}, seen_ttl_s=60)
+    (after,) = await queue.read("c", 10)
+    assert await queue.acquire(turn, "tok", 5000) == 1
+    await queue.redis.delete(turn_lease("acme", "t1"))  # ran out while Redis was paused
+    assert await queue.renew([(turn, "tok")], 5000) == [True]  # taken back
+    assert await queue.redis.get(turn_lease("acme", "t1")) == "tok"
+    await queue.finish(turn, "tok")
+    assert await queue.renew([(turn, "tok")], 5000) == [False]  # too late
+    assert await queue.redis.get(turn_lease("acme", "t1")) is None
+    assert await queue.acquire(after, "next", 5000) == 1  # the thread's next turn, at once

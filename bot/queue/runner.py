@@ -352,16 +352,13 @@ class TurnRunner:
             event.set()
 
     async def _execute(self, turn: Turn) -> None:
-        # one run of this turn: a lease held under it is this run's (stream.py's _ACQUIRE
-        # answers a replayed acquire from it), never an earlier run's of the same runner
-        token = f"{self.consumer}:{turn.id}:{os.urandom(3).hex()}"
         try:
             await self._after_acks()  # a turn read during a burst starts once it is acked
             handler = self.handlers.get(turn.platform)
             if handler is None:
                 log.error("turn_without_handler", platform=turn.platform, entry=turn.id)
                 return  # left pending: a runner that has this platform reclaims it
-            await self._attempts(turn, token, handler)
+            await self._attempts(turn, handler)
         except (redis.exceptions.RedisError, OSError) as e:
             # left pending; reclaimed and run again once Redis answers (the journal knows the rest)
             log.error("turn_store_failed", entry=turn.id, error=repr(e)[:200])
@@ -376,10 +373,36 @@ class TurnRunner:
                 self._maybe_more = False
                 self.wake()
 
-    async def _attempts(self, turn: Turn, token: str, handler: TurnHandler) -> None:
+    def _token(self, turn: Turn) -> str:
+        """A lease token for one attempt of `turn`: a lease held under it is that attempt's
+        (stream.py's _ACQUIRE answers a replayed acquire from it), never an earlier one's (a
+        renewal that reached Redis after its release)."""
+        return f"{self.consumer}:{turn.id}:{os.urandom(3).hex()}"
+
+    async def _acquire(self, turn: Turn, token: str) -> int:
+        """`queue.acquire`; cancelled (shutdown) while it is on its way, it is sent anyway (a
+        batch's calls are): a lease it took is given back and its attempt not counted."""
+        acquiring = asyncio.ensure_future(self.queue.acquire(turn, token, self.lease_ms))
+        try:
+            return await asyncio.shield(acquiring)
+        except asyncio.CancelledError:
+            with contextlib.suppress(redis.exceptions.RedisError, OSError):
+                await asyncio.shield(self._give_back(acquiring, turn, token))
+            raise
+
+    async def _give_back(self, acquiring: asyncio.Future[int], turn: Turn, token: str) -> None:
+        try:
+            state = await acquiring
+        except Exception:  # it failed: whatever it took runs out with its lease
+            return
+        if state >= 1:
+            await self.queue.release(turn, token, refund=True)
+
+    async def _attempts(self, turn: Turn, handler: TurnHandler) -> None:
         wait = 0.02
+        token = self._token(turn)
         while True:
-            state = await self.queue.acquire(turn, token, self.lease_ms)
+            state = await self._acquire(turn, token)
             if state == -2:  # done already (by a runner that had it before us)
                 await self.queue.finish(turn, token)
                 return
@@ -390,6 +413,7 @@ class TurnRunner:
             wait = 0.02
             if await self._attempt(turn, token, handler, state):
                 return
+            token = self._token(turn)  # the next attempt's
 
     async def _attempt(self, turn: Turn, token: str, handler: TurnHandler, attempt: int) -> bool:
         """One run of the turn under the lease; True when the entry is finished (done or buried)."""

@@ -76,31 +76,35 @@ end
 return out
 """
 
-# KEYS lease, … · ARGV lease-ms, token, … (one token a lease; every lease key is in the
+# KEYS lease, order a turn · ARGV lease-ms, then token, id a turn (every key is in the
 # queue's hash slot) → per lease: 1 renewed (or taken back: it had run out while Redis was
-# paused and nobody took it), 0 lost to another runner
+# paused and nobody took it), 0 lost to another runner. A lease is taken back only while its
+# turn heads its thread: a renewal that reaches Redis after the turn finished must not hold
+# the thread for its next turn.
 _RENEW = """
 local out = {}
-for i, key in ipairs(KEYS) do
-  local token = ARGV[i + 1]
+for t = 1, #KEYS / 2 do
+  local key, token, id = KEYS[2 * t - 1], ARGV[2 * t], ARGV[2 * t + 1]
   local holder = redis.call('GET', key)
   if holder == token then
-    out[i] = redis.call('PEXPIRE', key, ARGV[1])
-  elseif not holder then
+    out[t] = redis.call('PEXPIRE', key, ARGV[1])
+  elseif not holder and redis.call('LINDEX', KEYS[2 * t], 0) == id then
     redis.call('SET', key, token, 'PX', ARGV[1])
-    out[i] = 1
+    out[t] = 1
   else
-    out[i] = 0
+    out[t] = 0
   end
 end
 return out
 """
 
 # KEYS lease, attempts · ARGV token, id, refund (1: the attempt did not count, e.g. shutdown)
+# Only a lease still ours is given back, and its attempt refunded: safe to send again, and a
+# refund for an acquire that took nothing changes nothing.
 _RELEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[3] == '1' then redis.call('HINCRBY', KEYS[2], ARGV[2], -1) end
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+return redis.call('DEL', KEYS[1])
 """
 
 # KEYS attempts, stream, then order, lease, journal a turn · ARGV group, then id, token a turn
@@ -326,10 +330,12 @@ class TurnQueue:
         """Renew the leases `held` (turn, token) in one call: per lease, whether it is still ours."""
         if not held:
             return []
-        renewed = await self._renew(
-            keys=[turn_lease(self.org, turn.thread) for turn, _ in held],
-            args=[lease_ms, *(token for _, token in held)],
-        )
+        keys: list[str] = []
+        args: list[Any] = [lease_ms]
+        for turn, token in held:
+            keys += [turn_lease(self.org, turn.thread), turn_order(self.org, turn.thread)]
+            args += [token, turn.id]
+        renewed = await self._renew(keys=keys, args=args)
         return [bool(r) for r in renewed]
 
     async def release(self, turn: Turn, token: str, *, refund: bool = False) -> None:
