@@ -14,7 +14,7 @@ from redis.asyncio.client import Pipeline
 
 from agent.messages import Message
 from workflow.keys import thread_drafts, thread_history, thread_lock, thread_trace
-from workflow.ticks import TickBatch
+from workflow.ticks import TickBatch, per_caller
 from workflow.transactions import Group, is_cluster, transact
 
 HISTORY_TTL_S = 14 * 86_400
@@ -170,11 +170,10 @@ class ThreadMemory:
                 pipe.lrange(thread_history(thread), 0, -1)
                 pipe.hgetall(thread_drafts(thread))
             replies = await pipe.execute(raise_on_error=False)
-        out: list[tuple[list[Any], dict[str, str]] | BaseException] = []
-        for raw, drafts in zip(replies[::2], replies[1::2], strict=True):
-            error = next((r for r in (raw, drafts) if isinstance(r, Exception)), None)
-            out.append(error if error is not None else (raw, dict(drafts)))
-        return out
+        return [
+            got if isinstance(got, BaseException) else (got[0], dict(got[1]))
+            for got in per_caller(replies, [2] * len(threads))
+        ]
 
     def _fit(self, raw: list[Any]) -> list[Message]:
         messages = compact_answered([Message.from_dict(json.loads(r)) for r in raw])

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from workflow.ticks import TickBatch
+from workflow.ticks import TickBatch, per_caller
 
 
 class Sent:
@@ -71,3 +71,9 @@ async def test_more_calls_than_max_batch_go_in_batches_of_at_most_max_batch():
         results = await asyncio.gather(*(batch(i) for i in range(7)))
     assert results == [2 * i for i in range(7)]
     assert sent.batches == [[0, 1, 2], [3, 4, 5], [6]]
+
+
+def test_a_pipelines_replies_are_cut_per_caller_each_with_its_own_first_error():
+    boom, other = ValueError("boom"), ValueError("other")
+    replies = [1, 2, boom, 4, other, 5]
+    assert per_caller(replies, [2, 3, 0, 1]) == [[1, 2], boom, [], [5]]

@@ -27,7 +27,7 @@ from workflow.codec import COMPACT_FIELD, OLD_FIELD, VERSION_FIELD
 from workflow.errors import OutcomeUnknown, StoreUnavailable
 from workflow.keys import OrgKeys
 from workflow.models import PendingAction, PendingStatus, Request
-from workflow.ticks import TickBatch
+from workflow.ticks import TickBatch, per_caller
 from workflow.transactions import is_cluster
 
 R = TypeVar("R", bound=BaseModel)
@@ -234,12 +234,7 @@ class _Coalescer:
                 for name, args in calls:
                     _call(pipe, name, args)
             replies = await pipe.execute(raise_on_error=False)
-        out: list[list[Any] | BaseException] = []
-        at = 0
-        for calls in units:
-            got, at = replies[at : at + len(calls)], at + len(calls)
-            out.append(next((r for r in got if isinstance(r, Exception)), got))
-        return out
+        return per_caller(replies, map(len, units))
 
 
 class Store:

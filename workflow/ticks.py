@@ -10,13 +10,24 @@ and sends them as one.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 MAX_BATCH = 256  # calls sent at once: bounds how long Redis is busy with one batch
+
+
+def per_caller(replies: Sequence[Any], sizes: Iterable[int]) -> list[list[Any] | BaseException]:
+    """One pipeline's replies cut into its callers' (`sizes`: how many commands each queued, in
+    order): each caller's replies, or the first error among them (that caller's alone)."""
+    out: list[list[Any] | BaseException] = []
+    at = 0
+    for size in sizes:
+        got, at = list(replies[at : at + size]), at + size
+        out.append(next((r for r in got if isinstance(r, Exception)), got))
+    return out
 
 
 class TickBatch(Generic[T, R]):

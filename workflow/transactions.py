@@ -32,7 +32,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import DataError, ResponseError
 
-from workflow.ticks import TickBatch
+from workflow.ticks import TickBatch, per_caller
 
 # Queues one transaction's commands on a pipeline; every key it names shares one hash slot.
 Group = Callable[[Any], None]
@@ -72,11 +72,12 @@ def _send_with(
         assert client is not None, "a batch outlived its client"
         try:
             async with client.pipeline(transaction=True) as pipe:
-                ends = []
+                sizes = []
                 for groups in calls:
+                    queued = len(pipe)
                     for group in groups:
                         group(pipe)
-                    ends.append(len(pipe))
+                    sizes.append(len(pipe) - queued)
                 replies = await _execute_once(pipe, raise_on_error=False)
         except (ResponseError, DataError):
             # (with raise_on_error=False, only a MULTI that never ran raises these: nothing
@@ -84,12 +85,7 @@ def _send_with(
             return list(
                 await asyncio.gather(*(_once(client, g) for g in calls), return_exceptions=True)
             )
-        out: list[BaseException | None] = []
-        start = 0
-        for end in ends:
-            out.append(next((r for r in replies[start:end] if isinstance(r, Exception)), None))
-            start = end
-        return out
+        return [e if isinstance(e, BaseException) else None for e in per_caller(replies, sizes)]
 
     return send
 

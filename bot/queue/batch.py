@@ -26,10 +26,10 @@ import redis.exceptions
 import structlog
 
 from bot.queue.errors import QueueUnavailable
+from workflow.ticks import MAX_BATCH  # (one bound for every batch of a tick)
 
 log = structlog.get_logger("turns")
 
-MAX_BATCH = 256  # calls per pipeline: bounds how long Redis is busy with one batch
 BATCH_CONNECTIONS = 8  # batches in flight at once; a burst is one or two
 
 # Told a call's reply: the script's value, or the QueueUnavailable that failed it
