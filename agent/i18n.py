@@ -18,6 +18,12 @@ _THREE = ("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND")
 _MINOR_UNITS = dict.fromkeys(_NO_MINOR, 0) | dict.fromkeys(_THREE, 3)
 
 
+def names(text: str, name: str) -> bool:
+    """`text` names `name` as a whole: '王芳' is not named by '王芳芳', nor 'Li' by 'Lina'. A name
+    stands between a non-word character (a space, a bracket, punctuation) or the text's ends."""
+    return bool(name) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
 def fmt_date(d: date, locale: str, *, year: bool = True) -> str:
     """'Thu 3 Dec 2026' or '2026年12月3日 周四' (`year=False`: '12月3日 周四', Chinese only).
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.catalogue import say
 from agent.events import ProposalReady
-from agent.i18n import fmt_amount, fmt_date, fmt_days, fmt_range
+from agent.i18n import fmt_amount, fmt_date, fmt_days, fmt_range, names
 from agent.tools.describe import choice_text, status_text, what, what_in_sentence, where_it_is
 from bot.presentation.model import Reader
 from bot.presentation.model import reader as as_reader
@@ -456,14 +456,25 @@ def history_note(entry: HistoryEntry, engine: Engine, locale: str) -> str | None
 def decision_text(
     req: Request, index: int, engine: Engine, reader: Reader | str
 ) -> tuple[str, str]:
-    """(outcome, sentence) for what became of step `index`, times in the reader's zone.
+    """(outcome, sentence) for what became of step `index`, times in the reader's zone, the
+    approver's comment after it ("Approved by Emma Clarke on … — Fine by me").
 
     outcome is approved | rejected | withdrawn | expired | reassigned | open.
     """
+    outcome, said, comment = decision_parts(req, index, engine, reader)
+    return outcome, said + comment
+
+
+def decision_parts(
+    req: Request, index: int, engine: Engine, reader: Reader | str
+) -> tuple[str, str, str]:
+    """`decision_text` in its parts: (outcome, what the bot says, the approver's comment as it
+    follows that — "" without one). What a card decides on is the bot's part alone: a comment
+    is the approver's own text ("Fine by me - 刘洋 please check cover") and names nobody."""
     rd = in_zone(reader, engine, req.requester)
     locale = rd.locale
     if not 0 <= index < len(req.steps):
-        return "open", status_text(req.status, locale)
+        return "open", status_text(req.status, locale), ""
     step = req.steps[index]
     by, at = name_of(engine, step.decided_by), at_text(step.decided_at, rd, engine.clock.now())
     for_whom = ""
@@ -476,38 +487,46 @@ def decision_text(
             text = say(
                 "wording.decision_text.approved_by_at", locale, by=by, for_whom=for_whom, at=at
             )
-            return "approved", text + (
-                say("wording.decision_text.3", locale, comment=comment) if comment else ""
+            return (
+                "approved",
+                text,
+                (say("wording.decision_text.3", locale, comment=comment) if comment else ""),
             )
         case StepStatus.REJECTED:
             text = say(
                 "wording.decision_text.rejected_by_at", locale, by=by, for_whom=for_whom, at=at
             )
-            return "rejected", text + (
-                say("wording.decision_text.5", locale, comment=comment) if comment else ""
+            return (
+                "rejected",
+                text,
+                (say("wording.decision_text.5", locale, comment=comment) if comment else ""),
             )
         case StepStatus.AUTO_APPROVED:
-            return "approved", say("wording.decision_text.approved_automatically_by_the", locale)
+            return (
+                "approved",
+                say("wording.decision_text.approved_automatically_by_the", locale),
+                "",
+            )
         case StepStatus.CANCELLED if req.status is RequestStatus.EXPIRED:
-            return "expired", say("wording.decision_text.expired_without_a_decision", locale)
+            return "expired", say("wording.decision_text.expired_without_a_decision", locale), ""
         case StepStatus.CANCELLED if req.status is RequestStatus.WITHDRAWN:
-            return "withdrawn", say("wording.decision_text.withdrawn_by_the_requester", locale)
+            return "withdrawn", say("wording.decision_text.withdrawn_by_the_requester", locale), ""
         case StepStatus.CANCELLED if req.status is RequestStatus.REJECTED:
             rejected = next((s for s in req.steps if s.status is StepStatus.REJECTED), None)
             if rejected is not None:
-                return decision_text(req, rejected.index, engine, rd)
+                return decision_parts(req, rejected.index, engine, rd)
         case StepStatus.PENDING if req.current_step == index:
             holder = name_of(engine, step.assignee)
             routed = routed_text(step, engine, locale)
-            if routed is not None and holder in routed:  # "…; escalated to David Chen." says it
-                return "reassigned", routed
+            if routed is not None and names(routed, holder):  # "…; escalated to David Chen."
+                return "reassigned", routed, ""
             text = say(
                 "wording.decision_text.reassigned_to", locale, name_of_engine_step_assignee=holder
             )
             if routed is not None:
                 text += say("wording.decision_text.10", locale, routed=routed)
-            return "reassigned", text
-    return "open", where_it_is(req, engine.directory, locale)
+            return "reassigned", text, ""
+    return "open", where_it_is(req, engine.directory, locale), ""
 
 
 def step_phrase(index: int, total: int, name: str | None, locale: str) -> str:

@@ -539,3 +539,59 @@ async def test_a_moved_step_names_its_new_holder_once_on_every_surface(engine: E
             json.dumps(cards.render(card), ensure_ascii=False),
         ):
             assert text.count("David Chen") == 1, text
+
+
+async def test_a_closed_card_decides_where_it_is_on_the_bots_words_not_the_approvers_comment(
+    config: OrgConfig, clock: FixedClock
+):
+    """Emma approves step 1 of 2 with "Fine by me - 刘洋 please check cover": her card still says
+    "Pending: step 2 of 2 (HR) with 刘洋" — a comment naming 刘洋 does not say who has it; a
+    comment saying "Rejected" does not hide that 刘洋 rejected it; and "刘洋洋 已于…批准" does
+    not name 刘洋. On Slack, Feishu and the terminal, in English and Chinese."""
+    from agent.tools.describe import where_it_is
+
+    people = [
+        p.model_copy(update={"name": "刘洋洋"}) if p.id == "wangfang" else p for p in config.people
+    ]
+    client = fakeredis.FakeAsyncRedis(decode_responses=True)
+    engine = Engine(config.model_copy(update={"people": people}), client, clock)
+    weeks = [
+        {"leave_type": "annual", "start": start, "end": end}
+        for start, end in (
+            ("2026-12-14", "2026-12-18"),
+            ("2026-12-21", "2026-12-25"),
+            ("2027-01-04", "2027-01-08"),
+            ("2027-01-11", "2027-01-15"),
+        )
+    ]
+    for n, (who, approver, locale, comment, rejected) in enumerate(
+        (
+            ("oliver", "emma", "en", "Fine by me - 刘洋 please check cover", "Rejected"),
+            ("zhangsan", "wangfang", "en", "", "Rejected"),
+            ("oliver", "emma", "zh", "同意 - 刘洋 请确认人手", "已驳回"),
+            ("zhangsan", "wangfang", "zh", "", "已驳回"),
+        )
+    ):
+        rd = Reader.of(engine.person(approver), locale)
+        week = weeks[n // 2 * 2]
+        req = await submitted(engine, who, week)
+        first = await engine.decide(req.id, 0, approver, "approve", comment)
+        assert len(first.steps) == 2 and first.steps[1].assignee == "liuyang"
+        where = where_it_is(
+            first, engine.directory, locale
+        )  # "Pending: step 2 of 2 (HR) with 刘洋"
+        card = requests.approval_card_closed(first, engine, rd, 0)
+        assert where in card.context, card.context
+        for text in (
+            to_text(card),
+            json.dumps(blocks.render(card).blocks, ensure_ascii=False),
+            json.dumps(cards.render(card), ensure_ascii=False),
+        ):
+            assert where in text and text.count(first.id) == 1, text
+        # a comment with "Rejected" in it, then 刘洋 rejects: the card says so
+        again = await submitted(engine, who, weeks[n // 2 * 2 + 1])
+        ok = await engine.decide(again.id, 0, approver, "approve", f"{rejected} last year, fine")
+        done = await engine.decide(ok.id, 1, "liuyang", "reject", "no cover")
+        closed = requests.approval_card_closed(done, engine, rd, 0)
+        assert where_it_is(done, engine.directory, locale) in closed.context, closed.context
+    await client.aclose()

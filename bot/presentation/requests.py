@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agent.i18n import names
 from agent.tools.describe import what, what_in_sentence, where_it_is
 from bot import wording
 from bot.presentation import counter
@@ -52,7 +53,11 @@ def status_context(
     it, then when it was submitted and its id. A request that ended as the sentence tells
     ("Approved by 王芳" over "Approved") says nothing more; one the sentence names the holder of
     ("went to Emma Clarke (Manager)" over "Pending: with Emma Clarke (Manager)") keeps only what
-    the chain adds: the step count if the sentence left it out, and who comes next."""
+    the chain adds: the step count if the sentence left it out, and who comes next.
+
+    `sentence` is what the bot wrote, never a person's comment with it: "Fine by me - 刘洋
+    please check cover" does not say who has the request, nor does "Rejected" in a comment
+    say the request was."""
     return (
         *_unsaid_where(req, engine, rd.locale, outcome, sentence),
         wording.id_line(req, engine, rd),
@@ -67,7 +72,7 @@ def _unsaid_where(
     if step is None:
         ended = _TOLD_STATUS.get(outcome) is req.status
         return () if ended or where in sentence else (where,)
-    if name_of(engine, step.assignee or step.approver) not in sentence:
+    if not names(sentence, name_of(engine, step.assignee or step.approver)):
         return (where,)
     return wording.chain_rest(req, step, engine, locale, sentence)
 
@@ -216,7 +221,8 @@ def approval_card_closed(
     """The approval card after the decision (or withdrawal, or reassignment): no buttons."""
     rd = wording.in_zone(reader, engine, request.requester)
     locale = rd.locale
-    outcome, sentence = wording.decision_text(request, step_index, engine, rd)
+    outcome, said, comment = wording.decision_parts(request, step_index, engine, rd)
+    sentence = said + comment
     tone = _OUTCOME_TONES.get(outcome, Tone.CLOSED)
     facts, body = _details(request, engine, locale)
     body.append(Paragraph(sentence, strong=True, tone=tone))
@@ -226,7 +232,7 @@ def approval_card_closed(
         tone=tone,
         facts=facts,
         body=tuple(body),
-        context=status_context(request, engine, rd, outcome, sentence),
+        context=status_context(request, engine, rd, outcome, said),
     )
 
 
