@@ -223,3 +223,16 @@ async def test_an_acquire_sent_again_gets_the_same_answer_and_counts_one_attempt
     assert first == again == [1, 1, -1]
     assert await redis.hgetall("{turns:acme}:attempts") == {turns[0].id: "1", turns[1].id: "1"}
     assert await queue.acquire(turns[0], "another-runner", 10_000) == 0  # still held
+
+
+async def test_a_burial_sent_again_leaves_one_dead_letter():
+    """The client sends a call again when it lost the reply: the turn is buried once."""
+    redis = fakeredis.FakeAsyncRedis(decode_responses=True)
+    queue = TurnQueue(redis, "acme")
+    await queue.ensure_group()
+    await _enqueue(queue, "ev0", "t0")
+    (turn,) = await queue.read("c", 10)
+    assert await queue.acquire(turn, "tok", 10_000) == 1
+    for _ in range(2):
+        await queue.finish(turn, "tok", dead={"reason": "failed 3 times"})
+    assert len(await queue.dead_letters()) == 1 and await queue.depth() == 0

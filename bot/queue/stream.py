@@ -126,14 +126,16 @@ return #ids
 """
 
 # KEYS order, lease, attempts, stream, journal, dead · ARGV id, token, group, field, value, …
-# A turn buried in the dead-letter stream, done in the same step.
+# A turn buried in the dead-letter stream, done in the same step; safe to send again (the
+# client retries a call whose reply it lost): an entry already gone is not buried twice.
 _BURY = """
 redis.call('LREM', KEYS[1], 1, ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 redis.call('XACK', KEYS[4], ARGV[3], ARGV[1])
-redis.call('XDEL', KEYS[4], ARGV[1])
+local gone = redis.call('XDEL', KEYS[4], ARGV[1]) == 0
 redis.call('DEL', KEYS[5])
+if gone then return false end
 return redis.call('XADD', KEYS[6], '*', unpack(ARGV, 4))
 """
 
