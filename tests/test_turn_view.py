@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import pytest
+
 from agent.events import (
     FinalAnswer,
     ModelStep,
@@ -72,3 +74,28 @@ async def test_a_step_line_the_answer_repeats_is_not_shown_on_any_surface():
     other = Recorded(redraws=False)
     await show_turn(turn("You have 25 days of annual leave."), other)
     assert ("c1", "complete", BALANCE) in other.drawn  # said otherwise: the line adds to it
+
+
+async def test_a_finished_steps_line_is_shown_when_the_turn_then_fails():
+    """A step that failed ("You can't read that."), then the turn raises (Redis, Slack, a lost
+    lease): the terminal still prints the step with its line and Slack/Feishu show its line
+    under the ✗; the turn's own error is raised, not one the surface hits drawing the line."""
+
+    async def failing() -> AsyncIterator[StepEvent]:
+        yield ToolStarted(0, "c0", "get_request", "get_request", {})
+        yield ToolFinished(
+            0, "c0", "get_request", "get_request", False, "You can't read that.", 1.0
+        )
+        raise RuntimeError("redis went away")
+
+    class Broken(Recorded):
+        async def task(self, call_id, title, status, output=None) -> None:
+            if output is not None:
+                raise ConnectionError("slack went away")
+            await super().task(call_id, title, status, output)
+
+    for view in (Recorded(redraws=True), Recorded(redraws=False), Broken(redraws=True)):
+        with pytest.raises(RuntimeError, match="redis went away"):
+            await show_turn(failing(), view)
+        if not isinstance(view, Broken):
+            assert view.drawn[-1] == ("c0", "error", "You can't read that."), view.drawn

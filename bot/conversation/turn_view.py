@@ -8,6 +8,7 @@ the queue's journal, for every surface alike, that the answer went out.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Protocol
 
@@ -77,11 +78,12 @@ async def show_turn(
     held: list[tuple[ToolFinished, TaskStatus, str | None]] = []
 
     async def lines(answer: str | None = None) -> None:
-        for done, status, output in held:
+        waiting = held.copy()
+        held.clear()  # each line is drawn once at most, even when drawing one fails
+        for done, status, output in waiting:
             shown = None if output and answer and said_by(output, answer) else output
             if shown is not None or not view.redraws:  # a redrawn step shows done already
                 await view.task(done.call_id, done.title, status, shown)
-        held.clear()
 
     try:
         async for event in events:
@@ -105,6 +107,12 @@ async def show_turn(
                     await view.finish(event.text)
                     journal.stage(ANSWERED, "1")
         await lines()  # a turn that ended without an answer
+    except BaseException:
+        # the turn failed (Redis, Slack, a lease lost): the steps it finished keep their lines,
+        # as far as the surface can still draw them; the turn's own error is what is raised
+        with contextlib.suppress(Exception):
+            await lines()
+        raise
     finally:
         await asyncio.shield(journal.flush())
     return final
