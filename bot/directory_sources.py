@@ -213,7 +213,9 @@ async def from_feishu(base_url: str, app_id: str, app_secret: str) -> list[Sourc
                     title=u.get("job_title") or "",
                     team=(d or {}).get("name"),
                     team_name=names.get("en_us") or "",
-                    team_name_zh=names.get("zh_cn") or "",
+                    # an empty zh_cn is common: the department's own name is the one people
+                    # read in Chinese, never its English name
+                    team_name_zh=names.get("zh_cn") or (d or {}).get("name") or "",
                     feishu_open_id=u["open_id"],
                 )
         return list(rows.values())

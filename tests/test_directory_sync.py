@@ -189,16 +189,19 @@ async def test_feishu_contacts_fill_the_directory_with_departments_and_leaders(r
 
 async def test_feishu_department_names_in_each_language_reach_each_reader(redis, config):
     """A department's i18n names are kept: a Chinese reader reads "研发部", an English one
-    "Engineering"; a job title, one string in Feishu, is kept as written for both."""
+    "Engineering" (an empty zh_cn: the department's own name in Chinese); a job title, one string in Feishu, is kept as written for both."""
     config = synced_config(config, finance="dev@corp.example")
     names = {"zh_cn": "研发部", "en_us": "Engineering"}
     async with FeishuStandIn() as feishu:
         t = feishu.tenant
         t.add_department("od_eng", "研发部", leader="ou_cto", i18n_name=names)
         t.add_department("od_ops", "Ops", leader="ou_cto")  # no names per language
+        rnd = {"zh_cn": "", "en_us": "R&D"}  # an empty zh_cn, as Feishu often gives it
+        t.add_department("od_rnd", "研发二部", leader="ou_cto", i18n_name=rnd)
         t.add_contact("ou_cto", "王工", "cto@corp.example", ("od_eng",), job_title="CTO")
         t.add_contact("ou_dev", "开发", "dev@corp.example", ("od_eng",), job_title="工程师")
         t.add_contact("ou_ops", "运维", "ops@corp.example", ("od_ops",))
+        t.add_contact("ou_rnd", "研发", "rnd@corp.example", ("od_rnd",))
         rows = await from_feishu(feishu.base_url, feishu.app_id, feishu.app_secret)
     for row in rows:
         row.timezone = "Asia/Shanghai"
@@ -208,6 +211,8 @@ async def test_feishu_department_names_in_each_language_reach_each_reader(redis,
     assert dev.team == "研发部"  # the key: the department's own name, as before
     assert (dev.team_in("zh"), dev.team_in("en")) == ("研发部", "Engineering")
     assert (ops.team_in("zh"), ops.team_in("en")) == ("Ops", "Ops")
+    rnd = d.by_feishu_id("ou_rnd")  # not "R&D" to a Chinese reader
+    assert (rnd.team_in("zh"), rnd.team_in("en")) == ("研发二部", "R&D")
     assert dev.title_in("en") == dev.title_in("zh") == "工程师"
 
 
