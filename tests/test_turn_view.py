@@ -99,3 +99,23 @@ async def test_a_finished_steps_line_is_shown_when_the_turn_then_fails():
             await show_turn(failing(), view)
         if not isinstance(view, Broken):
             assert view.drawn[-1] == ("c0", "error", "You can't read that."), view.drawn
+
+
+def test_a_step_line_is_said_by_the_answer_only_as_whole_words():
+    """ "3 waiting for your approval" is not said by "13 waiting for your approval", nor
+    "Found: Li." by "Found: Li Na and Li Wei.": the line that shows the difference stays. The
+    same line as a whole, or in Chinese (no spaces between words), is said."""
+    from bot.presentation.steps import said_by
+
+    for line, answer, said in (
+        ("3 waiting for your approval", "You have 13 waiting for your approval.", False),
+        ("3 waiting for your approval", "You have 3 waiting for your approval.", True),
+        ("Found: Li.", "Found: Li Na and Li Wei.", False),
+        ("Found: Li.", "**Found: Li.** Shall I look further?", True),
+        ("Found: Li.", "Found: Li, in Finance.", True),
+        ("Asked Li", "Asked Lina in Finance.", False),
+        ("3 条待你审批", "你有 13 条待你审批。", False),
+        ("条待你审批", "你有 3 条待你审批。", True),  # Chinese words: contained
+        ("找到：李娜。", "已找到：李娜。", True),
+    ):
+        assert said_by(line, answer) is said, (line, answer)

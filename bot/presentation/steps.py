@@ -52,8 +52,26 @@ def _words(text: str) -> str:
     return " ".join(_MARKS.sub("", text).split()).rstrip(".。…").casefold()
 
 
+def _latin(char: str) -> bool:
+    """A letter or digit of a script written with spaces between words (not CJK)."""
+    return char.isalnum() and ord(char) < 0x2E80
+
+
 def said_by(output: str, answer: str) -> bool:
     """The answer says what a step's line says: its line, or (cut to OUTPUT_MAX) the start of
-    it, is in the answer, so a person would read the same sentence twice."""
-    line = _words(output)
-    return bool(line) and line in _words(answer)
+    it, is in the answer, so a person would read the same sentence twice.
+
+    In Latin text as whole words: "3 waiting for your approval" is not said by "13 waiting for
+    your approval", and a whole sentence ("Found: Li.") not by a longer one ("Found: Li Na and
+    Li Wei."). Chinese, written without spaces, is matched as it is contained.
+    """
+    line, text = _words(output), _words(answer)
+    sentence = output.rstrip().rstrip("*_`").endswith((".", "!", "?"))
+    for m in re.finditer(re.escape(line), text) if line else ():
+        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+        if (_latin(before) and _latin(line[0])) or (_latin(line[-1]) and _latin(after)):
+            continue  # inside a word: "3" of "13"
+        if sentence and after == " ":
+            continue  # a sentence the answer goes on with: "Found: Li" of "Found: Li Na"
+        return True
+    return False
