@@ -49,7 +49,8 @@ def fmt_moment(local: datetime, locale: str, now: datetime | None = None) -> str
     """'Wed 2 Dec, 17:33 (London time)' / '12月2日 周三 17:33（伦敦时间）': a moment in the zone
     it is given in, that zone named; the year named when not `now`'s (or `now` is not given).
     Its day is always named: what is read later must not say "today"."""
-    this_year = now is not None and now.year == local.year
+    # `now`'s year where the moment is: 31 Dec 23:00 in London is already next year in Shanghai
+    this_year = now is not None and now.astimezone(local.tzinfo).year == local.year
     day = fmt_day(local.date(), locale) if this_year else fmt_date(local.date(), locale)
     zone = zone_name(local.tzinfo, locale, local)
     return say("time.at", locale, day=day, time=f"{local:%H:%M}", zone=zone)
@@ -77,15 +78,20 @@ _ZH_ZONES = {
 
 
 def zone_name(zone: tzinfo | None, locale: str, at: datetime | None = None) -> str:
-    """'London time', 'New York time', '北京时间'; the UTC offset for a zone without a name."""
+    """'London time', 'New York time', '北京时间'; the UTC offset ('UTC+01:00', at `at`, else
+    now) for a zone without a name, and in Chinese for a zone without a Chinese name: not
+    "Madrid时间"."""
     key = getattr(zone, "key", None)
-    if key is None:
-        offset = at.strftime("%z") if at is not None and at.tzinfo is not None else ""
-        return f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
-    if locale == "zh" and key in _ZH_ZONES:
-        return _ZH_ZONES[key]
     if key in ("UTC", "Etc/UTC"):
         return "UTC"
+    if key is None or (locale == "zh" and key not in _ZH_ZONES):
+        when = at if at is not None and at.tzinfo is not None else None
+        if when is None and zone is not None:
+            when = datetime.now(zone)
+        offset = when.astimezone(zone).strftime("%z") if when is not None else ""
+        return f"UTC{offset[:3]}:{offset[3:]}" if offset and offset != "+0000" else "UTC"
+    if locale == "zh":
+        return _ZH_ZONES[key]
     city = key.rsplit("/", 1)[-1].replace("_", " ")
     return say("time.zone_city", locale, city=city)
 

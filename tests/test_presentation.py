@@ -595,3 +595,24 @@ async def test_a_closed_card_decides_where_it_is_on_the_bots_words_not_the_appro
         closed = requests.approval_card_closed(done, engine, rd, 0)
         assert where_it_is(done, engine.directory, locale) in closed.context, closed.context
     await client.aclose()
+
+
+def test_a_moment_names_its_year_by_now_in_its_own_zone_and_an_unnamed_zone_by_its_offset():
+    """fmt_moment compares years where the moment is, whatever zone `now` comes in: at 23:30 UTC
+    on 31 Dec 2026 it is already 2027 in Shanghai, so 1 Jan 2027 there is this year. A zone
+    with no Chinese name reads as its offset in Chinese ("UTC+01:00"), not "Madrid时间"."""
+    from zoneinfo import ZoneInfo
+
+    from agent.i18n import fmt_moment, zone_name
+
+    shanghai, madrid = ZoneInfo("Asia/Shanghai"), ZoneInfo("Europe/Madrid")
+    now = datetime(2026, 12, 31, 23, 30, tzinfo=UTC)
+    moment = datetime(2027, 1, 1, 8, 0, tzinfo=shanghai)
+    assert fmt_moment(moment, "en", now) == "Fri 1 Jan, 08:00 (Shanghai time)"
+    assert fmt_moment(moment, "zh", now) == "1月1日 周五 08:00（北京时间）"
+    winter, summer = datetime(2026, 12, 2, 9, tzinfo=madrid), datetime(2026, 7, 2, 9, tzinfo=madrid)
+    assert zone_name(madrid, "zh", winter) == "UTC+01:00"
+    assert zone_name(madrid, "zh", summer) == "UTC+02:00"
+    assert zone_name(madrid, "en", winter) == "Madrid time"
+    assert "Madrid" not in fmt_moment(winter, "zh", winter)
+    assert zone_name(ZoneInfo("UTC"), "zh") == zone_name(UTC, "zh", winter) == "UTC"
