@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.presentation.card_views import CounterForm, Drawn, RejectForm, StepLive
 from bot.presentation.counter import counter_card, suggested
+from bot.presentation.forms import counter_end
 from bot.wording import name_of, say
 from workflow.config import Person
 from workflow.counter import Dates
@@ -72,6 +73,8 @@ class CounterClicks:
         try:
             first = parse_day(start, "start")
             last = parse_day(end or start, "end")
+            if last < first:  # the last day left as asked, the first moved past it?
+                last = counter_end(first, last, await engine.get_request(request_id, person.id))
             req = await engine.counter(person.id, request_id, step, Dates(first, last), note)
             view = await engine.request_view(request_id, person.id)
         except WorkflowError as e:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from typing import Any
 
@@ -242,3 +243,12 @@ def counter_fields(start: object, end: object, note: object) -> dict[str, str | 
 
     text = note.strip() if isinstance(note, str) else ""
     return {"start": day(start), "end": day(end), "note": text or None}
+
+
+def counter_end(start: date, end: date, asked: Request) -> date:
+    """The last day a counter form sends: `end` as given, or `start` when the last day was left
+    at its first value (the day asked for) and the new first day is after it — a one-day
+    suggestion, not a refusal that sends the approver to the form again (the terminal asks
+    the last day after the first, Slack and Feishu fill it with the day asked for)."""
+    left = str(asked.fields.get("end") or "")[:10] == end.isoformat()
+    return start if left and end < start else end

@@ -211,6 +211,19 @@ async def test_a_last_day_before_the_first_is_refused_in_the_approvers_words(sur
     assert (await s.engine.get_request(rid, "zhangsan")).counter is None
 
 
+@pytest.mark.parametrize("name", SURFACES)
+async def test_a_first_day_after_the_last_left_as_asked_suggests_that_one_day(surfaces, name):
+    """Asked 14–15 Dec; 王芳 picks 21 Dec as the first day and leaves the last day as it was
+    (the terminal's Enter, Slack's and Feishu's filled picker): she suggests 21 Dec alone,
+    instead of a refusal that sends her to the form again. A last day she chose is refused."""
+    s = await surfaces(name)
+    rid = await _submitted(s)
+    await suggest(s, rid, "2026-12-21", ASKED["end"], "")
+    req = await s.engine.get_request(rid, "zhangsan")
+    assert req.counter is not None and req.counter.status is CounterStatus.OPEN
+    assert (req.counter.start, req.counter.end) == (date(2026, 12, 21), date(2026, 12, 21))
+
+
 def _offer_card(s: Surface, person: str, headline: str) -> str:
     """The text of the person's counter-offer card as it is drawn now."""
     [card] = [c.text for c in s.cards(person) if headline in c.text]
