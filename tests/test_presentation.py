@@ -471,7 +471,7 @@ async def test_a_notice_says_where_the_request_is_once_on_every_surface(engine: 
     small line keeps what it adds — the submitted time and id; on two steps the count when the
     sentence leaves it out, and who comes next. Submitted, escalated, reminded and redrawn
     notices alike, on Slack, Feishu and the terminal, in English and Chinese."""
-    from bot.conversation.lifecycle import state_line
+    from bot.conversation.lifecycle import state_news
 
     for who, approver, locale in (("oliver", "emma", "en"), ("zhangsan", "wangfang", "zh")):
         rd = Reader.of(engine.person(who), locale)
@@ -493,7 +493,7 @@ async def test_a_notice_says_where_the_request_is_once_on_every_surface(engine: 
             ]
             if two:  # the submitted notice redrawn once the first step is approved
                 first = await engine.decide(req.id, 0, approver, "approve")
-                told = ("info", state_line(first, engine, locale))
+                told = state_news(first, engine, locale)
                 redrawn = requests.requester_notice(
                     "request_submitted", first, engine, rd, {}, told=told
                 )
@@ -513,6 +513,50 @@ async def test_a_notice_says_where_the_request_is_once_on_every_surface(engine: 
                         assert (then in text) is two, where
                     else:  # "Approved by Emma Clarke …; now waiting for 刘洋 (step 2 of 2)"
                         assert text.count("刘洋") == 1 and then not in text, where
+
+
+async def test_a_redrawn_notice_is_marked_as_its_sentence_now_tells_on_every_surface(
+    engine: Engine,
+):
+    """The requester's "submitted" notice redrawn once step 1 of 2 is approved ("Approved by
+    Emma Clarke …; now waiting for 刘洋 (step 2 of 2)") carries the step-approved notice's mark
+    and colour (✅, green), not the submitted one's (📤, blue), on Slack and Feishu, in English
+    and Chinese."""
+    from bot.conversation.lifecycle import view_for
+    from bot.conversation.registry import CardRef, Role
+    from bot.presentation.card_views import Drawn
+    from bot.wording import headline
+
+    for who, approver, locale in (("oliver", "emma", "en"), ("zhangsan", "wangfang", "zh")):
+        rd = Reader.of(engine.person(who), locale)
+        leave = {"leave_type": "annual", "start": "2026-12-21", "end": "2026-12-25"}
+        req = await submitted(engine, who, leave)
+        assert len(req.steps) == 2
+        outcome, told = headline("request_submitted", req, engine, locale, {})
+        sent = CardRef(
+            platform="slack",
+            address="D1:1.0",
+            role=Role.NOTICE,
+            holder=who,
+            locale=locale,
+            summary=told,
+            outcome=outcome,
+            notice="update",
+            event="request_submitted",
+        )
+        first = await engine.decide(req.id, 0, approver, "approve")
+        view = view_for(sent, first, engine)
+        assert isinstance(view, Drawn)
+        news = {"by": approver, "step": 0}
+        same = requests.requester_notice("step_approved", first, engine, rd, news)
+        for card, mark, template in (
+            (view.card, ":white_check_mark:", "green"),
+            (same, ":white_check_mark:", "green"),
+        ):
+            slack = json.dumps(blocks.render(card).blocks, ensure_ascii=False)
+            assert f'"{mark} *' in slack and ":outbox_tray:" not in slack, slack
+            assert cards.render(card)["header"]["template"] == template, card
+        assert "刘洋" in view.card.lead[0].text, view.card.lead
 
 
 async def test_a_moved_step_names_its_new_holder_once_on_every_surface(engine: Engine):

@@ -48,13 +48,18 @@ def summary_of(req: Request, engine: Engine, locale: str, viewer: str | None = N
     return wording.request_named(req, engine, locale, viewer)
 
 
-def state_line(req: Request, engine: Engine, locale: str) -> str:
-    """Where a request stands, for its requester's card: every decision so far, then what is next."""
-    decided = [
-        wording.decision_text(req, s.index, engine, locale)[1]
+def _decided(req: Request) -> list[int]:
+    """The steps a person decided so far, by index."""
+    return [
+        s.index
         for s in req.steps
         if s.status in (StepStatus.APPROVED, StepStatus.REJECTED) and s.decided_by
     ]
+
+
+def state_line(req: Request, engine: Engine, locale: str) -> str:
+    """Where a request stands, for its requester's card: every decision so far, then what is next."""
+    decided = [wording.decision_text(req, i, engine, locale)[1] for i in _decided(req)]
     sep = say("word.semicolon", locale)
     waiting = wording.waiting_for(req, engine, locale)
     if waiting is not None:
@@ -94,13 +99,25 @@ def live_mark(req: Request) -> str:
     return f"{LIVE}:{f.get('start')}:{f.get('end')}:{bool(f.get('start_half'))}:{bool(f.get('end_half'))}"
 
 
-# A redrawn notice's colour for where its request stands (bot/presentation/requests.py).
+# How a finished request's state line ends, as an outcome (bot/presentation/requests.py).
 _OUTCOMES = {
     RequestStatus.APPROVED: "approved",
     RequestStatus.REJECTED: "rejected",
     RequestStatus.WITHDRAWN: "withdrawn",
     RequestStatus.EXPIRED: "expired",
 }
+
+
+def state_news(req: Request, engine: Engine, locale: str) -> tuple[str, str]:
+    """(outcome, sentence) of a notice whose own news is no longer so: its state line, and the
+    outcome that line tells, which picks the notice's mark and colour as a notice telling it
+    first would ("Approved by Emma Clarke …; now waiting for 刘洋" is approved, not submitted)."""
+    line = state_line(req, engine, locale)
+    if (ended := _OUTCOMES.get(req.status)) is not None:
+        return ended, line
+    if wording.waiting_for(req, engine, locale) is None:
+        return "info", line
+    return ("approved" if _decided(req) else "submitted"), line
 
 
 def _notice_view(
@@ -114,7 +131,7 @@ def _notice_view(
             if told != wording.headline(card.event, req, engine, card.locale, card.data):
                 # the news is no longer so ("went to 王芳" once she approved): where it stands now,
                 # without the comment that came with that news
-                told = (_OUTCOMES.get(req.status, "info"), state_line(req, engine, card.locale))
+                told = state_news(req, engine, card.locale)
                 data = {}
             notice = requester_notice(card.event, req, engine, reader, data, told=told)
             return Drawn(notice)

@@ -28,6 +28,7 @@ from workflow.queries import OutEntry, RequestView
 REASON_MAX = 500
 
 _OUTCOME_TONES = {
+    "submitted": Tone.SUBMITTED,
     "approved": Tone.APPROVED,
     "rejected": Tone.REJECTED,
     "withdrawn": Tone.WITHDRAWN,
@@ -267,7 +268,8 @@ def requester_notice(
 
     `told` redraws a notice already sent with the (outcome, headline) the core gives it: the
     news as it was told while that is still so ("📤 went to 王芳"), else where the request
-    stands now (bot/conversation/lifecycle.py); the colour is the request as it is now.
+    stands now, marked as that line tells it ("✅ Approved by 王芳; now waiting for 刘洋",
+    bot/conversation/lifecycle.py state_news); the colour is the request as it is now.
     """
     rd = wording.in_zone(reader, engine, request.requester)
     locale = rd.locale
