@@ -516,7 +516,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Rejected by {by}{for_whom} on {at}",
         "{by}{for_whom} 已于 {at}驳回",
     ),
-    "wording.decision_text.5": (" — {comment}", "：{comment}"),
     "wording.decision_text.approved_automatically_by_the": (
         "Approved automatically by the process rules",
         "已按流程规则自动批准",

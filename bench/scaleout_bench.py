@@ -150,7 +150,6 @@ async def run_runners(args: argparse.Namespace) -> dict[str, Any]:
         # over every pair, not the median one alone
         "lost": {k: sum(p["lost"][k] for p in pairs) for k in median["lost"]},
         "duplicated": {k: sum(p["duplicated"][k] for p in pairs) for k in median["duplicated"]},
-        "throughput_ratio_2_vs_1": median["throughput_ratio_2_vs_1"],
         "target": {
             "ratio": RUNNERS_RATIO_TARGET,
             "on": f"the median of {len(pairs)} pairs",

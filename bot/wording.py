@@ -482,25 +482,14 @@ def decision_parts(
         holder = name_of(engine, step.assignee)
         for_whom = say("wording.decision_text.for", locale, holder=holder)
     comment = (step.comment or "").strip()
+    tail = say("wording.decision_text.3", locale, comment=comment) if comment else ""
     match step.status:
         case StepStatus.APPROVED:
-            text = say(
-                "wording.decision_text.approved_by_at", locale, by=by, for_whom=for_whom, at=at
-            )
-            return (
-                "approved",
-                text,
-                (say("wording.decision_text.3", locale, comment=comment) if comment else ""),
-            )
+            key = "wording.decision_text.approved_by_at"
+            return "approved", say(key, locale, by=by, for_whom=for_whom, at=at), tail
         case StepStatus.REJECTED:
-            text = say(
-                "wording.decision_text.rejected_by_at", locale, by=by, for_whom=for_whom, at=at
-            )
-            return (
-                "rejected",
-                text,
-                (say("wording.decision_text.5", locale, comment=comment) if comment else ""),
-            )
+            key = "wording.decision_text.rejected_by_at"
+            return "rejected", say(key, locale, by=by, for_whom=for_whom, at=at), tail
         case StepStatus.AUTO_APPROVED:
             return (
                 "approved",

@@ -83,7 +83,9 @@ def _send_with(
             # (with raise_on_error=False, only a MULTI that never ran raises these: nothing
             # was applied) each caller alone, so only the one at fault is told
             return list(
-                await asyncio.gather(*(_once(client, g) for g in calls), return_exceptions=True)
+                await asyncio.gather(
+                    *(_multi(client, *g, once=True) for g in calls), return_exceptions=True
+                )
             )
         return [e if isinstance(e, BaseException) else None for e in per_caller(replies, sizes)]
 
@@ -106,20 +108,15 @@ async def _execute_once(pipe: Any, *, raise_on_error: bool) -> list[Any]:
         conn.retry = retry
 
 
-async def _once(redis: aioredis.Redis, groups: Sequence[Group]) -> None:
-    """The groups in one MULTI, sent once: all or nothing, and never twice."""
+async def _multi(redis: Any, *groups: Group, once: bool = False) -> None:
+    """The groups in one MULTI: one round trip, all or nothing; with `once`, never sent twice."""
     async with redis.pipeline(transaction=True) as pipe:
         for group in groups:
             group(pipe)
-        await _execute_once(pipe, raise_on_error=True)
-
-
-async def _multi(redis: Any, *groups: Group) -> None:
-    """The groups in one MULTI: one round trip, all or nothing."""
-    async with redis.pipeline(transaction=True) as pipe:
-        for group in groups:
-            group(pipe)
-        await pipe.execute()
+        if once:
+            await _execute_once(pipe, raise_on_error=True)
+        else:
+            await pipe.execute()
 
 
 def hset_for(key: str, field: str, value: str, ttl_s: int | None) -> Group:

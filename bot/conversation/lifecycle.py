@@ -19,7 +19,7 @@ from bot.conversation.registry import CardRef, CardRegistry, Role
 from bot.notices import Kind, Notice, Plan
 from bot.presentation.card_views import CardView, Closed, Drawn, StepClosed
 from bot.presentation.counter import counter_card
-from bot.presentation.requests import requester_notice
+from bot.presentation.requests import STATUS_OUTCOMES, requester_notice
 from bot.wording import leave_dates, say
 from workflow.config import Person
 from workflow.engine import Engine
@@ -99,23 +99,14 @@ def live_mark(req: Request) -> str:
     return f"{LIVE}:{f.get('start')}:{f.get('end')}:{bool(f.get('start_half'))}:{bool(f.get('end_half'))}"
 
 
-# How a finished request's state line ends, as an outcome (bot/presentation/requests.py).
-_OUTCOMES = {
-    RequestStatus.APPROVED: "approved",
-    RequestStatus.REJECTED: "rejected",
-    RequestStatus.WITHDRAWN: "withdrawn",
-    RequestStatus.EXPIRED: "expired",
-}
-
-
 def state_news(req: Request, engine: Engine, locale: str) -> tuple[str, str]:
     """(outcome, sentence) of a notice whose own news is no longer so: its state line, and the
     outcome that line tells, which picks the notice's mark and colour as a notice telling it
     first would ("Approved by Emma Clarke …; now waiting for 刘洋" is approved, not submitted)."""
     line = state_line(req, engine, locale)
-    if (ended := _OUTCOMES.get(req.status)) is not None:
+    if (ended := STATUS_OUTCOMES.get(req.status)) is not None:
         return ended, line
-    if wording.waiting_for(req, engine, locale) is None:
+    if req.open_step() is None:
         return "info", line
     return ("approved" if _decided(req) else "submitted"), line
 

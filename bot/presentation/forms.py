@@ -169,6 +169,11 @@ def leave_form(
     )
 
 
+def form_day(value: object) -> str | None:
+    """A date a form sent, cut to its day (Feishu sends "2026-12-03 +0800"); blank → None."""
+    return value.strip()[:10] if isinstance(value, str) and value.strip() else None
+
+
 def leave_fields(
     leave_type: object, start: object, end: object, halves: object, reason: object
 ) -> dict[str, Any]:
@@ -178,14 +183,11 @@ def leave_fields(
     booleans (an unticked box is False); a blank reason is None.
     """
 
-    def day(value: object) -> str | None:
-        return str(value)[:10] if isinstance(value, str) and value.strip() else None
-
     ticked = {h for h in halves if isinstance(h, str)} if isinstance(halves, list) else set()
     return {
         "leave_type": leave_type if isinstance(leave_type, str) and leave_type else None,
-        "start": day(start),
-        "end": day(end),
+        "start": form_day(start),
+        "end": form_day(end),
         "start_half": "start_half" in ticked,
         "end_half": "end_half" in ticked,
         "reason": reason.strip() or None if isinstance(reason, str) else None,
@@ -238,11 +240,8 @@ def counter_fields(start: object, end: object, note: object) -> dict[str, str | 
     core asks for the first day, and takes it for a blank last day); a blank note is None.
     """
 
-    def day(value: object) -> str | None:
-        return value.strip()[:10] if isinstance(value, str) and value.strip() else None
-
     text = note.strip() if isinstance(note, str) else ""
-    return {"start": day(start), "end": day(end), "note": text or None}
+    return {"start": form_day(start), "end": form_day(end), "note": text or None}
 
 
 def counter_end(start: date, end: date, asked: Request) -> date:

@@ -38,12 +38,12 @@ _OUTCOME_TONES = {
 }
 
 
-# An outcome told in a card's sentence, and the request status that says the same.
-_TOLD_STATUS = {
-    "approved": RequestStatus.APPROVED,
-    "rejected": RequestStatus.REJECTED,
-    "withdrawn": RequestStatus.WITHDRAWN,
-    "expired": RequestStatus.EXPIRED,
+# How a finished request is told, as a card's outcome (its mark, its colour).
+STATUS_OUTCOMES = {
+    RequestStatus.APPROVED: "approved",
+    RequestStatus.REJECTED: "rejected",
+    RequestStatus.WITHDRAWN: "withdrawn",
+    RequestStatus.EXPIRED: "expired",
 }
 
 
@@ -71,7 +71,7 @@ def _unsaid_where(
     where = where_it_is(req, engine.directory, locale)
     step = req.open_step()
     if step is None:
-        ended = _TOLD_STATUS.get(outcome) is req.status
+        ended = STATUS_OUTCOMES.get(req.status) == outcome
         return () if ended or where in sentence else (where,)
     if not names(sentence, name_of(engine, step.assignee or step.approver)):
         return (where,)
